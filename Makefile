@@ -1,0 +1,31 @@
+# The two commands a new user needs: `make scenario-8-players` and `make test`.
+# Both build the virtual environment first; nothing is assumed installed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test lint scenario-8-players bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+lint: setup
+	$(BIN)/ruff check .
+
+test: setup lint
+	$(BIN)/python -m pytest
+
+scenario-8-players: setup
+	$(BIN)/ring scenario 8-players
+
+bench: setup
+	$(BIN)/python -m scenarios.bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,50 @@
+"""JSON-lines event logs with monotonic timestamps.
+
+Peers log what they do (``--events``) and the table logs every message
+(``--transcript``). ``time.monotonic()`` is one system-wide clock on Linux,
+so the scenario verifier can merge logs from several processes.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+
+_encoder = msgspec.json.Encoder()
+
+
+class EventLog:
+    """Appends one JSON object per line; a log with no path records nothing."""
+
+    def __init__(self, path: str | Path | None, **common: Any) -> None:
+        self._file: BinaryIO | None = open(path, "wb") if path else None  # noqa: SIM115
+        self._common = common
+
+    @property
+    def enabled(self) -> bool:
+        return self._file is not None
+
+    def write(self, event: str, **fields: Any) -> None:
+        if self._file is None:
+            return
+        record = {"t": time.monotonic(), "event": event, **self._common, **fields}
+        self._file.write(_encoder.encode(record) + b"\n")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def read_events(path: str | Path) -> list[dict[str, Any]]:
+    """Every record of a log; a torn last line (the writer was killed) is dropped."""
+    records = []
+    for line in Path(path).read_bytes().splitlines():
+        try:
+            records.append(msgspec.json.decode(line))
+        except msgspec.DecodeError:
+            break
+    return records

@@ -1,0 +1,1 @@
+"""Old Maid: cards, messages, the link protocol and the peer."""

@@ -1,0 +1,172 @@
+"""The Old Maid messages as msgspec Structs.
+
+Requests (and the table's ``game_over`` notice) are a tagged union on
+``cmd``; every reply is one ``Reply`` struct whose fields depend on the
+request it answers. Decoding errors name the offending field, as msgspec
+reports it (``... - at `$.nick```), so an error reply tells a student exactly
+what to fix. Extra fields are ignored (WIRE.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from ring.oldmaid.cards import Card, parse_card
+
+NICK_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
+Nick = Annotated[str, msgspec.Meta(pattern=NICK_PATTERN)]
+Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
+WireCard = tuple[str, str]
+Address = tuple[str, int]
+
+
+class BadMessage(ValueError):
+    """A message that is not valid Old Maid; the text says what is wrong."""
+
+
+class Message(msgspec.Struct, tag_field="cmd", omit_defaults=True):
+    """Anything that carries ``cmd``."""
+
+
+class Join(Message, tag="join"):
+    nick: Nick
+    port: Port | None = None
+    host: str | None = None
+    watch: bool = False
+
+
+class Draw(Message, tag="draw"):
+    pass
+
+
+class Discard(Message, tag="discard"):
+    cards: list[WireCard]
+    last_cards: str | bool | None = None
+    last_card: str | bool | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.cards) != 2:
+            raise ValueError(f"`cards` must hold two cards, got {len(self.cards)} - at `$.cards`")
+        self.cards = [_card_field(card, f"$.cards[{i}]") for i, card in enumerate(self.cards)]
+        _flag(self.last_cards, "last_cards")
+        _flag(self.last_card, "last_card")
+
+    @property
+    def declares_out(self) -> bool:
+        """True when either spelling of the flag says the hand is now empty."""
+        return _flag(self.last_cards, "last_cards") or _flag(self.last_card, "last_card")
+
+
+class OutOfCards(Message, tag="out_of_cards"):
+    pass
+
+
+class Status(Message, tag="status"):
+    pass
+
+
+class YourTurn(Message, tag="your_turn"):
+    pass
+
+
+class Offer(Message, tag="offer"):
+    num_cards: Annotated[int, msgspec.Meta(ge=0, le=53)]
+
+
+class Pick(Message, tag="pick"):
+    card_num: int
+
+
+class GameOver(Message, tag="game_over"):
+    """The table's notice to watching connections; it gets no reply."""
+
+    loser: str | None = None
+    out: list[str] | None = None
+    aborted: bool = False
+    reason: str | None = None
+
+
+Request = Join | Draw | Discard | OutOfCards | Status | YourTurn | Offer | Pick | GameOver
+
+Result = Literal["ok", "error", "out", "last_card"]
+
+
+class Reply(msgspec.Struct, omit_defaults=True):
+    result: Result
+    message: str | None = None
+    card: WireCard | None = None
+    players: list[tuple[Address, str]] | None = None
+    in_: list[str] | None = msgspec.field(default=None, name="in")
+    out: list[str] | None = None
+    state: str | None = None
+    game_over: bool | None = None
+    loser: str | None = None
+    aborted: bool | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.card is not None:
+            self.card = _card_field(self.card, "$.card")
+
+    @property
+    def ok(self) -> bool:
+        return self.result == "ok"
+
+
+def ok(**fields: Any) -> Reply:
+    return Reply(result="ok", **fields)
+
+
+def error(message: str) -> Reply:
+    return Reply(result="error", message=message)
+
+
+def _card_field(card: WireCard, where: str) -> Card:
+    try:
+        return parse_card(*card)
+    except ValueError as exc:
+        raise ValueError(f"{exc} - at `{where}`") from None
+
+
+def _flag(value: str | bool | None, name: str) -> bool:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    raise ValueError(f"`{name}` must be true or false, got {value!r} - at `$.{name}`")
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def encode(message: Message | Reply) -> bytes:
+    """One message as the bytes of one write: compact JSON and a newline."""
+    return _encoder.encode(message) + b"\n"
+
+
+def decode(frame: bytes) -> Request | Reply:
+    """A request (it has ``cmd``) or a reply (it has ``result``), or ``BadMessage``."""
+    try:
+        raw = msgspec.json.decode(frame)
+    except msgspec.DecodeError as exc:
+        raise BadMessage(f"invalid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise BadMessage("expected a JSON object")
+    try:
+        if "cmd" in raw:
+            return msgspec.convert(raw, Request)
+        if "result" in raw:
+            return msgspec.convert(raw, Reply)
+    except msgspec.ValidationError as exc:
+        raise BadMessage(_describe(exc, raw)) from None
+    raise BadMessage('a message needs "cmd" (a request) or "result" (a reply)')
+
+
+def _describe(exc: msgspec.ValidationError, raw: dict[str, Any]) -> str:
+    text = str(exc)
+    if text.startswith("Invalid value") and text.endswith("at `$.cmd`"):
+        return f"unknown cmd {raw.get('cmd')!r}"
+    return text

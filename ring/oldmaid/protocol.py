@@ -1,0 +1,248 @@
+"""The Old Maid connection state machine, sans-IO.
+
+Bytes go in with ``receive_data``; events come out of ``next_event``.
+Messages go in with ``send``; bytes come out, to be written in one write.
+No sockets, no clock: the Trio layer (``ring.transport``) drives it, and the
+tests drive two of them against each other.
+
+Every connection is a strict request/reply exchange (WIRE.md): a side never
+sends a second request before the reply to its first. Which requests a side
+may receive depends on its role:
+
+- ``TABLE_SERVER`` receives join, draw, discard, out_of_cards and status;
+- ``TABLE_CLIENT`` receives replies and the table's ``game_over`` notice;
+- ``OFFERER`` (the side that dialled its left neighbour) sends your_turn and
+  offer, and answers the pick that follows an accepted offer;
+- ``PICKER`` (the side that accepted) answers your_turn and offer, and after
+  answering ``ok`` to an offer of n > 0 cards sends pick.
+
+A request that is malformed or makes no sense here comes out as ``Invalid``
+and must be answered (``error``); the connection stays usable. A reply that
+makes no sense, or a message over the size limit, raises
+``RemoteProtocolError``: the connection cannot be trusted any more.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass
+
+from ring.sansio import NEED_DATA, NeedData
+from ring.framing import DEFAULT_MAX_MESSAGE, Garbage, JsonObjectSplitter, MessageTooLarge
+from ring.oldmaid.messages import (
+    BadMessage,
+    Discard,
+    Draw,
+    GameOver,
+    Join,
+    Message,
+    Offer,
+    OutOfCards,
+    Pick,
+    Reply,
+    Request,
+    Status,
+    YourTurn,
+    decode,
+    encode,
+)
+
+
+class Role(enum.Enum):
+    TABLE_CLIENT = "table client"
+    TABLE_SERVER = "table"
+    OFFERER = "offerer"
+    PICKER = "picker"
+
+
+class LinkError(Exception):
+    pass
+
+
+class LocalProtocolError(LinkError):
+    """Our own code tried to send something the protocol does not allow now."""
+
+
+class RemoteProtocolError(LinkError):
+    """The other side broke the protocol beyond repair."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """The other side's reply to our request."""
+
+    request: Request
+    reply: Reply
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A request we must answer with ``error``; ``reason`` says what was wrong."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The other side closed its end."""
+
+
+Event = Request | Answered | Invalid | Closed | NeedData
+
+_ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
+    Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status),
+    Role.TABLE_CLIENT: (GameOver,),
+    Role.OFFERER: (Pick,),
+    Role.PICKER: (YourTurn, Offer),
+}
+_SENDS: dict[Role, tuple[type[Message], ...]] = {
+    Role.TABLE_SERVER: (GameOver,),
+    Role.TABLE_CLIENT: (Join, Draw, Discard, OutOfCards, Status),
+    Role.OFFERER: (YourTurn, Offer),
+    Role.PICKER: (Pick,),
+}
+# Which results a reply to each request may carry, and what an ``ok`` needs.
+_RESULTS: dict[type[Message], frozenset[str]] = {
+    Join: frozenset({"ok", "error"}),
+    Draw: frozenset({"ok", "last_card", "error"}),
+    Discard: frozenset({"ok", "error"}),
+    OutOfCards: frozenset({"ok", "error"}),
+    Status: frozenset({"ok", "error"}),
+    YourTurn: frozenset({"ok", "out", "error"}),
+    Offer: frozenset({"ok", "out", "error"}),
+    Pick: frozenset({"ok", "error"}),
+}
+
+
+def _reply_problem(request: Request, reply: Reply) -> str | None:
+    if reply.result not in _RESULTS[type(request)]:
+        return f"{reply.result!r} is not an answer to {request_name(request)}"
+    if reply.result == "error":
+        return None
+    if isinstance(request, (Draw, Pick)) and reply.card is None:
+        return f"the reply to {request_name(request)} carries no card"
+    if isinstance(request, Join) and not reply.players:
+        return "the reply to join carries no players"
+    if isinstance(request, Status) and (reply.in_ is None or reply.out is None):
+        return "the reply to status lacks in or out"
+    return None
+
+
+def request_name(request: Message) -> str:
+    return type(request).__struct_config__.tag  # type: ignore[return-value]
+
+
+class Link:
+    """One end of one Old Maid connection."""
+
+    def __init__(self, role: Role, max_message: int = DEFAULT_MAX_MESSAGE) -> None:
+        self.role = role
+        self._splitter = JsonObjectSplitter(max_message)
+        self._eof = False
+        self._ours: Request | None = None  # our request awaiting its reply
+        # Their requests we still have to answer, oldest first; None for an
+        # invalid one.
+        self._owed: deque[Request | None] = deque()
+        self._picking = False  # an accepted offer awaits its pick
+
+    @property
+    def awaiting_reply(self) -> Request | None:
+        return self._ours
+
+    @property
+    def owes_reply(self) -> bool:
+        return bool(self._owed)
+
+    # -- sending -----------------------------------------------------------
+
+    def send(self, message: Message | Reply) -> bytes:
+        if isinstance(message, Reply):
+            self._sent_reply(message)
+        else:
+            self._sent_request(message)
+        return encode(message)
+
+    def _sent_request(self, request: Message) -> None:
+        if not isinstance(request, _SENDS[self.role]):
+            raise LocalProtocolError(f"a {self.role.value} does not send {request_name(request)}")
+        if isinstance(request, GameOver):
+            return  # a notice, never answered
+        if self._ours is not None:
+            raise LocalProtocolError(
+                f"{request_name(request)} sent before the reply to {request_name(self._ours)}"
+            )
+        if isinstance(request, Pick) and not self._picking:
+            raise LocalProtocolError("pick sent without an accepted offer")
+        self._ours = request  # type: ignore[assignment]
+
+    def _sent_reply(self, reply: Reply) -> None:
+        if not self._owed:
+            raise LocalProtocolError("reply sent with no request to answer")
+        answered = self._owed.popleft()
+        if isinstance(answered, Offer):
+            self._picking = reply.ok and answered.num_cards > 0
+        elif isinstance(answered, Pick):
+            self._picking = not reply.ok
+
+    # -- receiving ---------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the other side; ``b""`` means it closed its end."""
+        if data:
+            self._splitter.feed(data)
+        else:
+            self._eof = True
+
+    def next_event(self) -> Event:
+        try:
+            frame = self._splitter.next_frame()
+        except MessageTooLarge as exc:
+            raise RemoteProtocolError(str(exc)) from None
+        if frame is None:
+            return Closed() if self._eof else NEED_DATA
+        if isinstance(frame, Garbage):
+            return self._bad(frame.reason)
+        try:
+            message = decode(frame)
+        except BadMessage as exc:
+            return self._bad(str(exc))
+        if isinstance(message, Reply):
+            return self._received_reply(message)
+        return self._received_request(message)
+
+    def _bad(self, reason: str) -> Invalid:
+        if self._ours is not None:
+            raise RemoteProtocolError(f"malformed reply to {request_name(self._ours)}: {reason}")
+        self._owed.append(None)
+        return Invalid(reason)
+
+    def _received_reply(self, reply: Reply) -> Answered:
+        request = self._ours
+        if request is None:
+            raise RemoteProtocolError(f"a reply ({reply.result!r}) that answers no request")
+        problem = _reply_problem(request, reply)
+        if problem is not None:
+            raise RemoteProtocolError(problem)
+        self._ours = None
+        if isinstance(request, Offer):
+            self._picking = reply.ok and request.num_cards > 0
+        elif isinstance(request, Pick):
+            self._picking = not reply.ok
+        return Answered(request, reply)
+
+    def _received_request(self, request: Request) -> Request | Invalid:
+        if isinstance(request, GameOver) and self.role is Role.TABLE_CLIENT:
+            return request
+        if not isinstance(request, _ACCEPTS[self.role]):
+            return self._bad(f"{request_name(request)} is not a request a {self.role.value} takes")
+        if self._ours is not None:
+            return self._bad(
+                f"{request_name(request)} arrived while {request_name(self._ours)} awaits its reply"
+            )
+        if isinstance(request, Pick):
+            if not self._picking:
+                return self._bad("pick without an accepted offer")
+            self._picking = False
+        self._owed.append(request)
+        return request

@@ -1,0 +1,31 @@
+"""What the Trio layer needs from a sans-IO protocol object.
+
+Every protocol in the project (Old Maid links, and the line protocols of the
+tables) is driven through this one interface, so one ``Connection`` wrapper
+serves them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class NeedData:
+    """``next_event()`` has nothing until more bytes arrive."""
+
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+NEED_DATA = NeedData()
+
+
+class SansIO(Protocol):
+    def send(self, message: Any) -> bytes:
+        """The bytes of one message, to be written in one write."""
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the other side; ``b""`` when it closed its end."""
+
+    def next_event(self) -> Any:
+        """The next event, or ``NEED_DATA``."""

@@ -1,0 +1,85 @@
+"""The Trio layer under every protocol: one connection, one sans-IO object.
+
+``Connection`` writes each message in a single ``send_all`` (WIRE.md: one
+message per write) and waits for events under a timeout, so no network wait
+in the project can hang. ``observer`` sees every message in both directions;
+the table uses it for its transcript.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+from ring.sansio import NEED_DATA, SansIO
+
+READ_SIZE = 65536
+Observer = Callable[[str, Any], None]
+
+
+class Connection:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        protocol: SansIO,
+        *,
+        timeout: float = math.inf,
+        observer: Observer | None = None,
+    ) -> None:
+        self.stream = stream
+        self.protocol = protocol
+        self.timeout = timeout
+        self.observer = observer
+        self._send_lock = trio.Lock()
+
+    @property
+    def remote_address(self) -> tuple[str, int] | None:
+        socket = getattr(self.stream, "socket", None)
+        if socket is None:
+            return None
+        try:
+            host, port = socket.getpeername()[:2]
+        except OSError:
+            return None
+        return plain_ip(host), port
+
+    async def send(self, message: Any, *, timeout: float | None = None) -> None:
+        """Encode and write one message; ``trio.TooSlowError`` past the timeout."""
+        async with self._send_lock:
+            data = self.protocol.send(message)
+            if self.observer is not None:
+                self.observer("out", message)
+            with trio.fail_after(self.timeout if timeout is None else timeout):
+                await self.stream.send_all(data)
+
+    async def receive(self, *, timeout: float | None = None) -> Any:
+        """The next event; ``trio.TooSlowError`` if none comes within the timeout.
+
+        A reset or broken stream counts as the other side closing, so callers
+        see one ``Closed`` event whatever way the connection ended.
+        """
+        with trio.fail_after(self.timeout if timeout is None else timeout):
+            while True:
+                event = self.protocol.next_event()
+                if event is not NEED_DATA:
+                    if self.observer is not None:
+                        self.observer("in", event)
+                    return event
+                try:
+                    data = await self.stream.receive_some(READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                self.protocol.receive_data(data)
+
+    async def aclose(self) -> None:
+        with trio.move_on_after(1) as scope:
+            scope.shield = True
+            await self.stream.aclose()
+
+
+def plain_ip(host: str) -> str:
+    """Dotted IPv4 for an IPv4-mapped IPv6 address (WIRE.md: never ``::ffff:``)."""
+    return host.removeprefix("::ffff:") if host.startswith("::ffff:") and "." in host else host

@@ -1,0 +1,1 @@
+"""Multi-process scenarios and their verifier."""

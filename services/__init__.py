@@ -1,0 +1,1 @@
+"""Table services: the Old Maid table and, later, the game tables."""

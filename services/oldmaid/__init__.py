@@ -1,0 +1,1 @@
+"""The Old Maid table: referee rules and the Trio server."""
