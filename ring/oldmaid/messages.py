@@ -68,11 +68,14 @@ class Status(Message, tag="status"):
 
 
 class YourTurn(Message, tag="your_turn"):
-    pass
+    # ``from`` is our own extra field (extra fields are allowed and ignored):
+    # it names the sender for the receiver's event log. Others may omit it.
+    sender: str | None = msgspec.field(default=None, name="from")
 
 
 class Offer(Message, tag="offer"):
     num_cards: Annotated[int, msgspec.Meta(ge=0, le=53)]
+    sender: str | None = msgspec.field(default=None, name="from")
 
 
 class Pick(Message, tag="pick"):

@@ -28,7 +28,6 @@ import enum
 from collections import deque
 from dataclasses import dataclass
 
-from ring.sansio import NEED_DATA, NeedData
 from ring.framing import DEFAULT_MAX_MESSAGE, Garbage, JsonObjectSplitter, MessageTooLarge
 from ring.oldmaid.messages import (
     BadMessage,
@@ -47,6 +46,7 @@ from ring.oldmaid.messages import (
     decode,
     encode,
 )
+from ring.sansio import NEED_DATA, NeedData
 
 
 class Role(enum.Enum):

@@ -1,0 +1,527 @@
+"""The Old Maid peer: one Trio nursery, three kinds of connection.
+
+- the table: join, draw, discard, out_of_cards (``TableClient``);
+- left: the peer dials the next seat, and further seats when the players
+  between are out; it sends ``your_turn`` and ``offer`` there and answers
+  the ``pick`` that follows an accepted offer;
+- right: the peer listens; whoever holds the turn to its right dials in,
+  sends ``your_turn`` or ``offer``, and after an accepted offer gets a pick.
+
+Exactly one turn travels round the ring, so the task that serves an inbound
+connection and the task that hands the turn on never touch the hand at the
+same time: the inbound side receives the turn and passes it, through a
+channel, to the one task that acts on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from ring.events import EventLog
+from ring.net import dial, serve
+from ring.oldmaid.cards import Card
+from ring.oldmaid.hand import Hand, seats_after
+from ring.oldmaid.messages import (
+    Discard,
+    Draw,
+    GameOver,
+    Join,
+    Offer,
+    OutOfCards,
+    Pick,
+    Reply,
+    YourTurn,
+    error,
+    ok,
+)
+from ring.oldmaid.protocol import (
+    Answered,
+    Closed,
+    Invalid,
+    Link,
+    LinkError,
+    Role,
+)
+from ring.oldmaid.table_client import TableClient, TableError
+from ring.transport import Connection, plain_ip
+
+MAX_BAD_PICKS = 8
+
+
+class PeerError(Exception):
+    """Why this peer cannot go on, in one line for the user."""
+
+
+class Phase(enum.Enum):
+    DRAW = "draw"
+    OFFER = "offer"
+
+
+class Turn(enum.Enum):
+    DRAW = "draw"
+    OFFER = "offer"
+
+
+@dataclass
+class PeerConfig:
+    nick: str
+    table: tuple[str, int]
+    host: str | None = None
+    port: int = 0
+    seed: int | None = None
+    events: str | None = None
+    timeout: float = 10.0
+    join_timeout: float = 600.0
+    idle_timeout: float = 120.0
+    linger: float = 0.2
+
+
+@dataclass(frozen=True)
+class Outcome:
+    players: int
+    place: int | None  # 1 = first out (the winner); None for the loser
+
+    @property
+    def line(self) -> str:
+        if self.place is None:
+            return "lost: holds the Old Maid"
+        return f"out {ordinal(self.place)} of {self.players}"
+
+
+def ordinal(number: int) -> str:
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
+
+
+def _wire(card: Card) -> list[str]:
+    return [card.value, card.suit]
+
+
+class Peer:
+    def __init__(self, config: PeerConfig) -> None:
+        self.config = config
+        self.nick = config.nick
+        self.seed = config.seed if config.seed is not None else random.randrange(2**32)
+        self.hand = Hand(random.Random(self.seed))
+        self.log = EventLog(config.events, nick=self.nick)
+        self.phase = Phase.DRAW
+        self.out = False
+        self.lost = False
+        self.players: list[tuple[tuple[str, int], str]] = []
+        self.seat = -1
+        self.seated = trio.Event()
+        self.table: TableClient | None = None
+        self._out_lock = trio.Lock()
+        self._links: dict[int, Connection] = {}
+        # None marks the end of the game, after any turn already queued.
+        self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
+
+    # -- the whole game ------------------------------------------------------
+
+    async def play(
+        self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+    ) -> Outcome:
+        """Join, play, and return how this peer finished; ``PeerError`` otherwise.
+
+        ``task_status`` reports the port this peer listens on, before it joins.
+        """
+        try:
+            async with trio.open_nursery() as nursery:
+                outcome = await self._play(nursery, task_status)
+                nursery.cancel_scope.cancel()
+                return outcome
+        except BaseExceptionGroup as group:
+            raise _first_error(group) from None
+        except (TableError, LinkError, OSError, trio.TooSlowError) as exc:
+            raise _as_peer_error(exc) from None
+        finally:
+            for link in self._links.values():
+                await link.aclose()
+            if self.table is not None:
+                await self.table.connection.aclose()
+
+    async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
+        config = self.config
+        table_host, table_port = config.table
+        try:
+            stream = await dial(table_host, table_port, timeout=config.timeout)
+        except (OSError, trio.TooSlowError) as exc:
+            raise PeerError(f"cannot reach the table at {table_host}:{table_port}: {exc}") from None
+        self.table = TableClient(Connection(stream, Link(Role.TABLE_CLIENT)))
+        host = config.host or plain_ip(stream.socket.getsockname()[0])
+        _, port = await nursery.start(self._listen, host, config.port)
+        task_status.started(port)
+        await nursery.start(self.table.run)
+        nursery.start_soon(self._announce_game_over)
+
+        reply = await self.table.request(
+            Join(nick=self.nick, port=port, host=host, watch=True), timeout=config.join_timeout
+        )
+        if not reply.ok:
+            raise PeerError(f"the table refused the join: {reply.message}")
+        assert reply.players is not None
+        self._take_seat(reply.players)
+        await self._link_to(self._left_seat())  # dial the left neighbour at once
+        if self.seat == 0:
+            self._turns_in.send_nowait(Turn.DRAW)
+
+        await self._take_turns()
+        if self.lost:
+            # The table has seen every other player go out before they
+            # answered "out", so game over is at most one message away.
+            await self._wait_game_over(config.timeout)
+        notice = self.table.notice
+        assert notice is not None
+        if notice.aborted:
+            raise PeerError(f"game aborted: {notice.reason}")
+        if self.out:
+            # Keep answering "out" a moment, so the loser's last round of
+            # dialling finds this seat open.
+            await trio.sleep(config.linger)
+        return self._outcome(notice)
+
+    def _take_seat(self, players: list[tuple[tuple[str, int], str]]) -> None:
+        nicks = [nick for _, nick in players]
+        if self.nick not in nicks:
+            raise PeerError(f"the table's player list does not include {self.nick}")
+        self.players = [((plain_ip(host), port), nick) for (host, port), nick in players]
+        self.seat = nicks.index(self.nick)
+        self.seated.set()
+        self.log.write("start", seat=self.seat, players=nicks, seed=self.seed)
+        self.log.write("phase", phase=self.phase.value)
+
+    def _outcome(self, notice: GameOver) -> Outcome:
+        out = notice.out or []
+        if self.lost and notice.loser != self.nick:
+            raise PeerError(f"no one else answered, yet the table says {notice.loser} lost")
+        if notice.loser == self.nick:
+            if not self.lost:
+                self.log.write("lost", hand=[_wire(c) for c in self.hand.cards], how="table")
+            return Outcome(len(self.players), None)
+        if self.nick not in out:
+            raise PeerError(f"the game ended but {self.nick} is neither out nor the loser")
+        return Outcome(len(self.players), out.index(self.nick) + 1)
+
+    async def _wait_game_over(self, timeout: float) -> None:
+        assert self.table is not None
+        with trio.move_on_after(timeout):
+            await self.table.game_over.wait()
+            return
+        raise PeerError(f"the table did not announce the end within {timeout:g} s")
+
+    async def _take_turns(self) -> None:
+        """Act on each turn this peer gets, until it has lost or the game is over."""
+        assert self.table is not None
+        while not self.lost:
+            turn = await self._next_turn()
+            if turn is None:
+                return
+            try:
+                if turn is Turn.DRAW:
+                    await self._draw_turn()
+                else:
+                    await self._offer_turn()
+            except (LinkError, OSError, trio.TooSlowError, PeerError) as exc:
+                # After game over, out players close their listeners; a
+                # failed handoff then is the end, not an error.
+                if not self.table.game_over.is_set():
+                    raise _as_peer_error(exc) from None
+                return
+
+    async def _next_turn(self) -> Turn | None:
+        with trio.move_on_after(self.config.idle_timeout):
+            return await self._turns_out.receive()
+        raise PeerError(f"nothing happened in the game for {self.config.idle_timeout:g} s")
+
+    async def _announce_game_over(self) -> None:
+        assert self.table is not None
+        await self.table.game_over.wait()
+        self._turns_in.send_nowait(None)
+
+    # -- the draw phase --------------------------------------------------------
+
+    async def _draw_turn(self) -> None:
+        reply = await self._table_request(Draw())
+        if reply.result == "error":
+            if "empty" in (reply.message or ""):
+                self._enter_offer_phase()
+                return
+            raise PeerError(f"the table refused a draw: {reply.message}")
+        assert reply.card is not None
+        last = reply.result == "last_card"
+        self.log.write("draw", card=_wire(reply.card), last=last)
+        self.hand.receive(reply.card)
+        if last:
+            self._enter_offer_phase()
+        await self._discard_pairs()
+        if last:
+            await self._offer_turn()
+        else:
+            await self._hand_on_draw()
+
+    async def _hand_on_draw(self) -> None:
+        for seat in seats_after(self.seat, len(self.players)):
+            link = await self._link_to(seat)
+            reply = await self._ask(link, YourTurn(sender=self.nick), seat)
+            if reply.result == "ok":
+                self.log.write("your_turn", to=self._nick(seat))
+                return
+            if reply.result == "out":
+                self.log.write("skip", over=self._nick(seat), phase="draw")
+                continue
+            raise PeerError(f"{self._nick(seat)} refused your_turn: {reply.message}")
+        raise PeerError("no other player would take the draw turn")
+
+    # -- the offer phase -------------------------------------------------------
+
+    def _enter_offer_phase(self) -> None:
+        if self.phase is not Phase.OFFER:
+            self.phase = Phase.OFFER
+            self.log.write("phase", phase=self.phase.value)
+
+    async def _offer_turn(self) -> None:
+        """Hand the turn to the next player who is in, or find that we lost."""
+        t_start = time.monotonic()
+        if not self.hand:
+            await self._go_out()
+        offered = len(self.hand)
+        for seat in seats_after(self.seat, len(self.players)):
+            link = await self._link_to(seat)
+            t_offer = time.monotonic()
+            reply = await self._ask(link, Offer(num_cards=offered, sender=self.nick), seat)
+            if reply.result == "out":
+                self.log.write("skip", over=self._nick(seat), phase="offer")
+                continue
+            if reply.result != "ok":
+                raise PeerError(f"{self._nick(seat)} refused our offer: {reply.message}")
+            if offered == 0:
+                self.log.write("pass", to=self._nick(seat), t_start=t_start, t_offer=t_offer)
+                return
+            self.log.write(
+                "offer", to=self._nick(seat), num_cards=offered, t_start=t_start, t_offer=t_offer
+            )
+            await self._serve_pick(link, seat)
+            if not self.hand:
+                await self._go_out()
+            return
+        if offered == 0:
+            raise PeerError("no other player is in, yet this peer holds no cards")
+        self.lost = True
+        self.log.write("lost", hand=[_wire(c) for c in self.hand.cards], how="no one else in")
+
+    async def _serve_pick(self, link: Connection, seat: int) -> None:
+        for _ in range(MAX_BAD_PICKS):
+            event = await link.receive(timeout=self.config.timeout)
+            if isinstance(event, Pick):
+                try:
+                    card = self.hand.give(event.card_num)
+                except IndexError as exc:
+                    await link.send(error(str(exc)))
+                    continue
+                await link.send(ok(card=card))
+                self.log.write(
+                    "gave", to=self._nick(seat), card_num=event.card_num, card=_wire(card)
+                )
+                return
+            if isinstance(event, Invalid):
+                await link.send(error(event.reason))
+                continue
+            if isinstance(event, Closed):
+                raise PeerError(f"{self._nick(seat)} closed the connection instead of picking")
+            raise PeerError(f"{self._nick(seat)} sent {event!r} instead of a pick")
+        raise PeerError(f"{self._nick(seat)} made {MAX_BAD_PICKS} bad picks in a row")
+
+    async def _go_out(self) -> None:
+        """Tell the table this hand is empty, once; before answering anyone ``out``."""
+        async with self._out_lock:
+            if self.out:
+                return
+            reply = await self._table_request(OutOfCards())
+            if not reply.ok:
+                raise PeerError(f"the table refused out_of_cards: {reply.message}")
+            self.out = True
+            self.log.write("out", cards_left=0)
+
+    async def _discard_pairs(self) -> None:
+        for first, second in self.hand.remove_pairs():
+            empties = not self.hand and self.phase is Phase.OFFER
+            reply = await self._table_request(
+                Discard(cards=[first, second], last_cards="true" if empties else "false")
+            )
+            if not reply.ok:
+                raise PeerError(f"the table refused the pair {first}, {second}: {reply.message}")
+            self.log.write("discard", cards=[_wire(first), _wire(second)])
+            if empties:
+                self.out = True
+                self.log.write("out", cards_left=0)
+
+    # -- the right side: connections dialled in to us --------------------------
+
+    async def _listen(
+        self, host: str, port: int, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        try:
+            await serve(self._serve_right, host, port, task_status=task_status)
+        except OSError as exc:
+            raise PeerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+    async def _serve_right(self, stream: trio.SocketStream) -> None:
+        link = Connection(stream, Link(Role.PICKER), timeout=self.config.timeout)
+        try:
+            while True:
+                event = await link.receive(timeout=self.config.idle_timeout)
+                if isinstance(event, Closed):
+                    return
+                if isinstance(event, Invalid):
+                    await link.send(error(event.reason))
+                    continue
+                with trio.fail_after(self.config.join_timeout):
+                    await self.seated.wait()
+                if isinstance(event, YourTurn):
+                    await self._answer_your_turn(link)
+                elif isinstance(event, Offer):
+                    await self._answer_offer(link, event)
+        except (LinkError, trio.TooSlowError) as exc:
+            # One broken neighbour connection is not the end of the game: the
+            # turn holder on the other end sees its own error.
+            self.log.write("inbound_error", error=str(exc) or type(exc).__name__)
+
+    async def _answer_your_turn(self, link: Connection) -> None:
+        if self.out:
+            await link.send(Reply(result="out"))
+            return
+        await link.send(ok())
+        self._turns_in.send_nowait(Turn.DRAW)
+
+    async def _answer_offer(self, link: Connection, offer: Offer) -> None:
+        self._enter_offer_phase()
+        if not self.hand:
+            await self._go_out()
+        if self.out:
+            await link.send(Reply(result="out"))
+            return
+        await link.send(ok())
+        if offer.num_cards == 0:
+            self.log.write("turn", **{"from": offer.sender})
+            self._turns_in.send_nowait(Turn.OFFER)
+            return
+        card_num = self.hand.choose_pick(offer.num_cards)
+        for _ in range(MAX_BAD_PICKS):
+            await link.send(Pick(card_num=card_num))
+            event = await link.receive()
+            if not isinstance(event, Answered):
+                raise PeerError(f"expected the picked card, got {event!r}")
+            if event.reply.ok:
+                break
+            card_num = self.hand.choose_pick(offer.num_cards)
+        else:
+            raise PeerError("the offering player refused every pick")
+        card = event.reply.card
+        assert card is not None
+        self.log.write("pick", card_num=card_num, card=_wire(card), **{"from": offer.sender})
+        self.hand.receive(card)
+        await self._discard_pairs()
+        self._turns_in.send_nowait(Turn.OFFER)
+
+    # -- connections we dial ---------------------------------------------------
+
+    def _left_seat(self) -> int:
+        return (self.seat + 1) % len(self.players)
+
+    def _nick(self, seat: int) -> str:
+        return self.players[seat][1]
+
+    async def _link_to(self, seat: int) -> Connection:
+        link = self._links.get(seat)
+        if link is None:
+            (host, port), nick = self.players[seat]
+            try:
+                stream = await dial(host, port, timeout=self.config.timeout)
+            except (OSError, trio.TooSlowError) as exc:
+                raise PeerError(f"cannot reach {nick} at {host}:{port}: {exc}") from None
+            link = Connection(stream, Link(Role.OFFERER), timeout=self.config.timeout)
+            self._links[seat] = link
+        return link
+
+    async def _ask(self, link: Connection, request: YourTurn | Offer, seat: int) -> Reply:
+        await link.send(request)
+        event = await link.receive()
+        if isinstance(event, Answered):
+            return event.reply
+        if isinstance(event, Closed):
+            raise PeerError(f"{self._nick(seat)} closed the connection")
+        raise PeerError(f"{self._nick(seat)} sent {event!r} instead of a reply")
+
+    async def _table_request(self, request: Any) -> Reply:
+        assert self.table is not None
+        return await self.table.request(request, timeout=self.config.timeout)
+
+
+def _as_peer_error(exc: BaseException) -> PeerError:
+    if isinstance(exc, PeerError):
+        return exc
+    if isinstance(exc, trio.TooSlowError):
+        return PeerError("a neighbour or the table did not answer in time")
+    if isinstance(exc, OSError):
+        return PeerError(f"network error: {exc.strerror or exc}")
+    return PeerError(str(exc))
+
+
+def _first_error(group: BaseExceptionGroup) -> BaseException:
+    """The most telling error in a nursery's group, as a ``PeerError`` if we know it."""
+    known = (PeerError, TableError, LinkError, OSError, trio.TooSlowError)
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            inner = _first_error(exc)
+            if isinstance(inner, PeerError):
+                return inner
+        elif isinstance(exc, known):
+            return _as_peer_error(exc)
+    return group
+
+
+def config_from_args(args: argparse.Namespace) -> PeerConfig:
+    return PeerConfig(
+        nick=args.nick,
+        table=args.table,
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        events=args.events,
+        timeout=args.timeout,
+        join_timeout=args.join_timeout,
+        idle_timeout=args.idle_timeout,
+        linger=args.linger,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """``ring peer``: one result line and exit 0, or one error line and exit 1."""
+    peer = Peer(config_from_args(args))
+    try:
+        outcome = trio.run(peer.play)
+    except PeerError as exc:
+        line = f"{peer.nick}: {exc}"
+        peer.log.write("exit", code=1, line=line)
+        peer.log.close()
+        print(line, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        peer.log.close()
+        print(f"{peer.nick}: interrupted", file=sys.stderr)
+        return 130
+    peer.log.write("exit", code=0, line=outcome.line)
+    peer.log.close()
+    print(outcome.line, flush=True)
+    return 0
