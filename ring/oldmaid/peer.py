@@ -39,6 +39,7 @@ from ring.oldmaid.messages import (
     OutOfCards,
     Pick,
     Reply,
+    Status,
     YourTurn,
     error,
     ok,
@@ -46,15 +47,26 @@ from ring.oldmaid.messages import (
 from ring.oldmaid.protocol import (
     Answered,
     Closed,
+    Farewell,
     Invalid,
     Link,
     LinkError,
+    RemoteProtocolError,
     Role,
 )
 from ring.oldmaid.table_client import TableClient, TableError
 from ring.transport import Connection, plain_ip
 
 MAX_BAD_PICKS = 8
+# Failures of one connection or wait; each becomes one line for the user.
+NETWORK_ERRORS = (
+    LinkError,
+    TableError,
+    OSError,
+    trio.TooSlowError,
+    trio.BrokenResourceError,
+    trio.ClosedResourceError,
+)
 
 
 class PeerError(Exception):
@@ -124,6 +136,7 @@ class Peer:
         self.table: TableClient | None = None
         self._out_lock = trio.Lock()
         self._links: dict[int, Connection] = {}
+        self._last_heard = 0.0  # trio.current_time() of the last message heard
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -143,7 +156,7 @@ class Peer:
                 return outcome
         except BaseExceptionGroup as group:
             raise _first_error(group) from None
-        except (TableError, LinkError, OSError, trio.TooSlowError) as exc:
+        except NETWORK_ERRORS as exc:
             raise _as_peer_error(exc) from None
         finally:
             for link in self._links.values():
@@ -153,6 +166,7 @@ class Peer:
 
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
+        self._last_heard = trio.current_time()
         table_host, table_port = config.table
         try:
             stream = await dial(table_host, table_port, timeout=config.timeout)
@@ -232,17 +246,38 @@ class Peer:
                     await self._draw_turn()
                 else:
                     await self._offer_turn()
-            except (LinkError, OSError, trio.TooSlowError, PeerError) as exc:
+            except (*NETWORK_ERRORS, PeerError) as exc:
                 # After game over, out players close their listeners; a
                 # failed handoff then is the end, not an error.
-                if not self.table.game_over.is_set():
+                if not await self._game_is_over():
                     raise _as_peer_error(exc) from None
                 return
 
+    async def _game_is_over(self) -> bool:
+        """Whether the table has ended the game, asking it if we have not heard.
+
+        The table writes its game-over notice before the reply to any later
+        request on the same connection, so a status reply settles it.
+        """
+        assert self.table is not None
+        if not self.table.game_over.is_set():
+            try:
+                await self._table_request(Status())
+            except NETWORK_ERRORS:
+                return False
+        return self.table.game_over.is_set()
+
     async def _next_turn(self) -> Turn | None:
-        with trio.move_on_after(self.config.idle_timeout):
-            return await self._turns_out.receive()
-        raise PeerError(f"nothing happened in the game for {self.config.idle_timeout:g} s")
+        """The next turn, or None at game end; ``PeerError`` after too long a silence.
+
+        Silence means no message from anyone: an out player in a long game
+        still hears the turn holders probing it, so it does not give up.
+        """
+        while True:
+            with trio.move_on_at(self._last_heard + self.config.idle_timeout):
+                return await self._turns_out.receive()
+            if trio.current_time() >= self._last_heard + self.config.idle_timeout:
+                raise PeerError(f"heard nothing for {self.config.idle_timeout:g} s")
 
     async def _announce_game_over(self) -> None:
         assert self.table is not None
@@ -380,7 +415,12 @@ class Peer:
         link = Connection(stream, Link(Role.PICKER), timeout=self.config.timeout)
         try:
             while True:
-                event = await link.receive(timeout=self.config.idle_timeout)
+                try:
+                    event = await link.receive(timeout=self.config.idle_timeout)
+                except RemoteProtocolError as exc:
+                    await link.send(Farewell(f"{exc}; closing the connection"))
+                    raise
+                self._last_heard = trio.current_time()
                 if isinstance(event, Closed):
                     return
                 if isinstance(event, Invalid):
@@ -392,7 +432,7 @@ class Peer:
                     await self._answer_your_turn(link)
                 elif isinstance(event, Offer):
                     await self._answer_offer(link, event)
-        except (LinkError, trio.TooSlowError) as exc:
+        except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.
             self.log.write("inbound_error", error=str(exc) or type(exc).__name__)
@@ -475,12 +515,14 @@ def _as_peer_error(exc: BaseException) -> PeerError:
         return PeerError("a neighbour or the table did not answer in time")
     if isinstance(exc, OSError):
         return PeerError(f"network error: {exc.strerror or exc}")
+    if isinstance(exc, (trio.BrokenResourceError, trio.ClosedResourceError)):
+        return PeerError("a connection broke in the middle of the game")
     return PeerError(str(exc))
 
 
 def _first_error(group: BaseExceptionGroup) -> BaseException:
     """The most telling error in a nursery's group, as a ``PeerError`` if we know it."""
-    known = (PeerError, TableError, LinkError, OSError, trio.TooSlowError)
+    known = (PeerError, *NETWORK_ERRORS)
     for exc in group.exceptions:
         if isinstance(exc, BaseExceptionGroup):
             inner = _first_error(exc)

@@ -84,6 +84,17 @@ class Invalid:
 
 
 @dataclass(frozen=True, slots=True)
+class Farewell:
+    """An error written just before closing a connection that broke the framing.
+
+    It answers no request (none could be framed), so it bypasses the
+    bookkeeping; nothing may be sent after it.
+    """
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Closed:
     """The other side closed its end."""
 
@@ -156,7 +167,9 @@ class Link:
 
     # -- sending -----------------------------------------------------------
 
-    def send(self, message: Message | Reply) -> bytes:
+    def send(self, message: Message | Reply | Farewell) -> bytes:
+        if isinstance(message, Farewell):
+            return encode(Reply(result="error", message=message.reason))
         if isinstance(message, Reply):
             self._sent_reply(message)
         else:
