@@ -19,8 +19,9 @@ _encoder = msgspec.json.Encoder()
 class EventLog:
     """Appends one JSON object per line; a log with no path records nothing."""
 
-    def __init__(self, path: str | Path | None, **common: Any) -> None:
+    def __init__(self, path: str | Path | None, *, flush_each: bool = False, **common: Any) -> None:
         self._file: BinaryIO | None = open(path, "wb") if path else None  # noqa: SIM115
+        self._flush_each = flush_each
         self._common = common
 
     @property
@@ -28,10 +29,16 @@ class EventLog:
         return self._file is not None
 
     def write(self, event: str, **fields: Any) -> None:
+        self.record(event=event, **fields)
+
+    def record(self, **fields: Any) -> None:
+        """One line: the timestamp, the log's common fields, then these."""
         if self._file is None:
             return
-        record = {"t": time.monotonic(), "event": event, **self._common, **fields}
-        self._file.write(_encoder.encode(record) + b"\n")
+        line = {"t": time.monotonic(), **self._common, **fields}
+        self._file.write(_encoder.encode(line) + b"\n")
+        if self._flush_each:
+            self._file.flush()
 
     def close(self) -> None:
         if self._file is not None:

@@ -1,0 +1,797 @@
+"""The table over real loopback sockets: bad input, framing, whole games.
+
+Each test runs ``serve_table`` in-process on port 0 and talks to it through
+``Client``, a raw TCP client that sends exactly the bytes it is given, so
+the tests can send what students' clients send: garbage, bare objects,
+objects split byte by byte. Nothing waits on a clock to learn that
+something happened; every read has a timeout, so a failure cannot hang.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import select
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from ring.events import read_events
+from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
+from services.oldmaid.referee import GameState
+from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+
+TIMEOUT = 5.0
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def no_internal_errors(capfd: pytest.CaptureFixture[str]) -> Any:
+    """The table prints a traceback, and carries on, when it has a bug: fail on it."""
+    yield
+    assert "internal error" not in capfd.readouterr().err
+
+
+# -- helpers ---------------------------------------------------------------------
+
+
+class Client:
+    """One raw connection to the table; replies are read one line at a time."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.notices: list[dict[str, Any]] = []  # game_over messages read on the way
+        self._buffer = bytearray()
+
+    @classmethod
+    async def connect(cls, port: int) -> Client:
+        with trio.fail_after(TIMEOUT):
+            return cls(await trio.open_tcp_stream("127.0.0.1", port))
+
+    @property
+    def local_port(self) -> int:
+        return self.stream.socket.getsockname()[1]
+
+    async def send_bytes(self, data: bytes) -> None:
+        with trio.fail_after(TIMEOUT):
+            await self.stream.send_all(data)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.send_bytes(json.dumps(message).encode() + b"\n")
+
+    async def _line(self) -> bytes | None:
+        """The next line, or None once the table has closed the connection."""
+        with trio.fail_after(TIMEOUT):
+            while b"\n" not in self._buffer:
+                try:
+                    data = await self.stream.receive_some(65536)
+                except trio.BrokenResourceError:
+                    data = b""
+                if not data:
+                    return None
+                self._buffer += data
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        return line
+
+    async def message(self) -> dict[str, Any]:
+        line = await self._line()
+        assert line is not None, "the table closed the connection"
+        return json.loads(line)
+
+    async def reply(self) -> dict[str, Any]:
+        while True:
+            message = await self.message()
+            if "result" in message:
+                return message
+            assert message.get("cmd") == "game_over", message
+            self.notices.append(message)
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        await self.send(message)
+        return await self.reply()
+
+    async def status(self) -> dict[str, Any]:
+        reply = await self.request({"cmd": "status"})
+        assert reply["result"] == "ok", reply
+        return reply
+
+    async def notice(self) -> dict[str, Any]:
+        if self.notices:
+            return self.notices.pop(0)
+        message = await self.message()
+        assert message.get("cmd") == "game_over", message
+        return message
+
+    async def closed_by_table(self) -> bool:
+        """Read to the end; True if the table closed the connection in time."""
+        with trio.move_on_after(TIMEOUT):
+            while await self._line() is not None:
+                pass
+            return True
+        return False
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+@dataclass
+class Running:
+    config: TableConfig
+    port: int = 0
+    outcome: TableOutcome | None = None
+    done: trio.Event = field(default_factory=trio.Event)
+
+    async def serve(self, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        self.outcome = await serve_table(self.config, task_status=task_status)
+        self.done.set()
+
+    async def client(self) -> Client:
+        return await Client.connect(self.port)
+
+    async def finished(self) -> TableOutcome:
+        with trio.fail_after(TIMEOUT):
+            await self.done.wait()
+        assert self.outcome is not None
+        return self.outcome
+
+
+@asynccontextmanager
+async def table(**settings: Any) -> AsyncIterator[Running]:
+    config = TableConfig(**{"players": 2, "port": 0, "seed": 7, "linger": 2.0, **settings})
+    running = Running(config)
+    async with trio.open_nursery() as nursery:
+        _, running.port = await nursery.start(running.serve)
+        yield running
+        nursery.cancel_scope.cancel()
+
+
+@dataclass
+class Game:
+    running: Running
+    seats: list[str]  # nicks in seat order
+    clients: dict[str, Client]
+    players: list[Any]  # the join reply's list
+
+    def seat(self, i: int) -> Client:
+        return self.clients[self.seats[i]]
+
+
+async def join_all(
+    running: Running, count: int, watch: Callable[[int], bool] = lambda i: True
+) -> Game:
+    clients = {}
+    for i in range(count):
+        client = await running.client()
+        await client.send({"cmd": "join", "nick": f"p{i}", "watch": watch(i)})
+        clients[f"p{i}"] = client
+    replies = [await client.reply() for client in clients.values()]
+    for reply in replies:
+        assert reply == replies[0]
+        assert reply["result"] == "ok"
+    players = replies[0]["players"]
+    return Game(running, [nick for _, nick in players], clients, players)
+
+
+@asynccontextmanager
+async def game(players: int = 2, **settings: Any) -> AsyncIterator[Game]:
+    async with table(players=players, **settings) as running:
+        yield await join_all(running, players)
+
+
+def wire(card: Card) -> list[str]:
+    return [card.value, card.suit]
+
+
+async def deal_all(game: Game) -> dict[str, list[Card]]:
+    """Draw the whole deck in turn; what each player got."""
+    got: dict[str, list[Card]] = {nick: [] for nick in game.seats}
+    for i in range(53):
+        nick = game.seats[i % len(game.seats)]
+        reply = await game.clients[nick].request({"cmd": "draw"})
+        assert reply["result"] == ("last_card" if i == 52 else "ok"), reply
+        got[nick].append(parse_card(*reply["card"]))
+    return got
+
+
+def a_pair(cards: list[Card]) -> tuple[Card, Card]:
+    return split_pairs(cards)[1][0]
+
+
+def assert_error(reply: dict[str, Any], *words: str) -> None:
+    assert reply["result"] == "error", reply
+    for word in words:
+        assert word in reply["message"], (word, reply)
+
+
+async def until_in(client: Client, nicks: list[str]) -> None:
+    """Ask status until it lists ``nicks``: a close reaches the table in its own time."""
+    with trio.fail_after(TIMEOUT):
+        while (await client.status())["in"] != nicks:
+            await trio.sleep(0.01)
+
+
+async def assert_undisturbed(game: Game, *clients: Client) -> None:
+    """The connections still answer, and the game goes on: seat 0 then 1 can draw."""
+    for client in clients:
+        assert (await client.status())["state"] == "playing"
+    first = await game.seat(0).request({"cmd": "draw"})
+    second = await game.seat(1).request({"cmd": "draw"})
+    assert first["result"] == second["result"] == "ok"
+
+
+# -- bad input during a game --------------------------------------------------------
+
+PAIR = [["3", "spades"], ["3", "clubs"]]
+BAD_REQUESTS: dict[str, tuple[bytes, tuple[str, ...]]] = {
+    "not JSON": (b"hello table\n", ("not a JSON object",)),
+    "a JSON array": (b'[{"cmd": "draw"}]\n', ("not a JSON object",)),
+    "a JSON string": (b'"draw"\n', ("not a JSON object",)),
+    "a truncated object": (b'{"cmd": "draw"\n', ("incomplete",)),
+    "invalid JSON": (b'{"cmd": draw}\n', ("JSON",)),
+    "unknown cmd": (b'{"cmd": "shuffle"}\n', ("unknown cmd", "shuffle")),
+    "a peer's cmd": (b'{"cmd": "your_turn"}\n', ("your_turn",)),
+    "no cmd": (b'{"nick": "p9"}\n', ('"cmd"',)),
+    "cmd not a string": (b'{"cmd": 7}\n', ("$.cmd",)),
+    "missing cards": (b'{"cmd": "discard"}\n', ("cards",)),
+    "cards mistyped": (b'{"cmd": "discard", "cards": "3S 3C"}\n', ("$.cards",)),
+    "one card": (b'{"cmd": "discard", "cards": [["3", "spades"]]}\n', ("two cards",)),
+    "a card mistyped": (b'{"cmd": "discard", "cards": [3, ["3", "clubs"]]}\n', ("$.cards",)),
+    "flag mistyped": (
+        json.dumps({"cmd": "discard", "cards": PAIR, "last_cards": "maybe"}).encode() + b"\n",
+        ("last_cards",),
+    ),
+    "flag a number": (
+        json.dumps({"cmd": "discard", "cards": PAIR, "last_card": 1}).encode() + b"\n",
+        ("last_card",),
+    ),
+    "unknown card": (
+        b'{"cmd": "discard", "cards": [["3", "spades"], ["3", "stars"]]}\n',
+        ("unknown card", "stars"),
+    ),
+    "the joker": (
+        b'{"cmd": "discard", "cards": [["joker", "maid"], ["3", "clubs"]]}\n',
+        ("Old Maid",),
+    ),
+    "the same card twice": (
+        b'{"cmd": "discard", "cards": [["3", "spades"], ["3", "SPADES"]]}\n',
+        ("same card twice",),
+    ),
+    "not a pair": (
+        b'{"cmd": "discard", "cards": [["3", "spades"], ["3", "hearts"]]}\n',
+        ("not a pair",),
+    ),
+    "an undrawn pair": (
+        json.dumps({"cmd": "discard", "cards": PAIR}).encode() + b"\n",
+        ("not been drawn",),
+    ),
+    "join again": (b'{"cmd": "join", "nick": "again"}\n', ("already joined",)),
+    "join with a bad nick": (b'{"cmd": "join", "nick": "two words"}\n', ("$.nick",)),
+}
+
+
+@pytest.mark.parametrize("data, words", BAD_REQUESTS.values(), ids=list(BAD_REQUESTS))
+async def test_a_bad_request_from_a_player_gets_an_error_and_the_game_goes_on(
+    data: bytes, words: tuple[str, ...]
+) -> None:
+    async with game(players=2) as g:
+        player = g.seat(1)
+        await player.send_bytes(data)
+        assert_error(await player.reply(), *words)
+        await assert_undisturbed(g, player, g.seat(0))
+
+
+async def test_draw_out_of_turn_names_whose_turn_it_is() -> None:
+    async with game(players=3) as g:
+        assert_error(await g.seat(1).request({"cmd": "draw"}), f"it is {g.seats[0]}'s turn")
+        await assert_undisturbed(g, g.seat(1))
+        assert_error(await g.seat(1).request({"cmd": "draw"}), f"it is {g.seats[2]}'s turn")
+
+
+async def test_a_connection_that_has_not_joined_may_only_ask_status() -> None:
+    async with game(players=2) as g:
+        outsider = await g.running.client()
+        for request in ({"cmd": "draw"}, {"cmd": "out_of_cards"}):
+            assert_error(await outsider.request(request), "join first")
+        assert_error(await outsider.request({"cmd": "discard", "cards": PAIR}), "join first")
+        late = await outsider.request({"cmd": "join", "nick": "late"})
+        assert_error(late, "already started")
+        assert (await outsider.status())["in"] == g.seats
+        await assert_undisturbed(g, outsider)
+
+
+async def test_draw_after_the_deck_is_empty_and_a_pair_discarded_twice() -> None:
+    async with game(players=2) as g:
+        got = await deal_all(g)
+        player = g.seat(0)
+        assert_error(await player.request({"cmd": "draw"}), "deck is empty")
+        first, second = a_pair(got[g.seats[1]])
+        # Anyone may discard any drawn pair: the table cannot see who holds what.
+        discard = {"cmd": "discard", "cards": [wire(first), wire(second)]}
+        assert await player.request(discard) == {"result": "ok", "message": "ok"}
+        again = await g.seat(1).request({**discard, "cards": [wire(second), wire(first)]})
+        assert_error(again, "already discarded", g.seats[0])
+        assert (await g.seat(1).status())["state"] == "playing"
+        assert_error(await g.seat(1).request({"cmd": "draw"}), "deck is empty")
+
+
+# -- joining ----------------------------------------------------------------------
+
+
+async def test_bad_joins_before_the_start() -> None:
+    async with table(players=2) as running:
+        first = await running.client()
+        await first.send({"cmd": "join", "nick": "ann", "host": "10.1.1.1", "port": 4000})
+        other = await running.client()
+        assert (await other.status())["in"] == ["ann"]
+        assert_error(await other.request({"cmd": "draw"}), "not started")
+        assert_error(await other.request({"cmd": "join", "nick": "ann"}), "taken")
+        same_address = {"cmd": "join", "nick": "bob", "host": "10.1.1.1", "port": 4000}
+        assert_error(await other.request(same_address), "10.1.1.1:4000", "ann")
+        assert_error(await other.request({"cmd": "join", "nick": ""}), "$.nick")
+        assert_error(await other.request({"cmd": "join", "nick": "x" * 33}), "$.nick")
+        assert_error(await other.request({"cmd": "join", "nick": "b", "host": "nohost"}), "host")
+        assert_error(await other.request({"cmd": "join", "nick": "b", "port": 0}), "port")
+        assert_error(await other.request({"cmd": "join", "nick": "b", "port": 65536}), "port")
+        assert_error(await other.request({"cmd": "join", "nick": "b", "watch": "y"}), "watch")
+        assert (await other.status())["in"] == ["ann"]
+        # The connection is still good for a join that works.
+        await other.send({"cmd": "join", "nick": "bob"})
+        ann, bob = await first.reply(), await other.reply()
+        assert ann == bob and ann["result"] == "ok"
+        addresses = {nick: address for address, nick in ann["players"]}
+        assert addresses == {"ann": ["10.1.1.1", 4000], "bob": ["127.0.0.1", other.local_port]}
+
+
+async def test_requests_while_a_join_waits_are_refused_and_the_reply_still_comes() -> None:
+    async with table(players=2) as running:
+        ann = await running.client()
+        # Pipelined: the join and two more requests in one write.
+        await ann.send_bytes(b'{"cmd":"join","nick":"ann"}\n{"cmd":"status"}{"cmd":"draw"}\n')
+        for _ in range(2):
+            assert_error(await ann.reply(), "wait for the reply to join")
+        bob = await running.client()
+        await bob.send({"cmd": "join", "nick": "bob", "port": 5000})
+        reply = await ann.reply()
+        assert reply["result"] == "ok"
+        assert [nick for _, nick in reply["players"]] in (["ann", "bob"], ["bob", "ann"])
+        assert ["127.0.0.1", ann.local_port] in [address for address, _ in reply["players"]]
+        assert (await ann.status())["state"] == "playing"
+
+
+def join_then_draw_if_first(port: int, nick: str) -> tuple[socket.socket, str | None]:
+    """A blocking client in its own thread: it answers as fast as another process would."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    with sock.makefile("rb") as lines:
+        sock.sendall(json.dumps({"cmd": "join", "nick": nick}).encode() + b"\n")
+        players = json.loads(lines.readline())["players"]
+        if players[0][1] != nick:
+            return sock, None
+        sock.sendall(b'{"cmd": "draw"}\n')
+        return sock, json.loads(lines.readline())["result"]
+
+
+async def eight_threaded_players(port: int) -> list[str | None]:
+    results: list[tuple[socket.socket, str | None]] = []
+
+    async def player(nick: str) -> None:
+        results.append(await trio.to_thread.run_sync(join_then_draw_if_first, port, nick))
+
+    async with trio.open_nursery() as nursery:
+        for i in range(8):
+            nursery.start_soon(player, f"p{i}")
+    for sock, _ in results:
+        sock.close()
+    return [draw for _, draw in results]
+
+
+async def test_player1_may_draw_the_moment_its_join_reply_arrives() -> None:
+    # The join replies go out one by one; player1's first draw can arrive
+    # while the table is still writing the others'. Ten games make a lost
+    # race near certain if the table got this wrong.
+    for seed in range(10):
+        async with table(players=8, seed=seed) as running:
+            draws = await eight_threaded_players(running.port)
+        assert [draw for draw in draws if draw is not None] == ["ok"]
+
+
+async def test_closing_before_the_start_frees_the_seat() -> None:
+    async with table(players=2) as running:
+        ann = await running.client()
+        await ann.send({"cmd": "join", "nick": "ann"})
+        watcher = await running.client()
+        assert (await watcher.status())["in"] == ["ann"]
+        await ann.aclose()
+        await until_in(watcher, [])
+        g = await join_all(running, 2)  # the nick is free again, and the game starts
+        assert sorted(g.seats) == ["p0", "p1"]
+
+
+async def test_start_after_starts_with_fewer_players() -> None:
+    async with table(players=4, start_after=0.2) as running:
+        g = await join_all(running, 2)
+        assert sorted(g.seats) == ["p0", "p1"]
+        status = await g.seat(0).status()
+        assert (status["state"], status["in"]) == ("playing", g.seats)
+        late = await running.client()
+        assert_error(await late.request({"cmd": "join", "nick": "p2"}), "already started")
+
+
+async def test_start_after_needs_two_players_and_forgets_one_who_left() -> None:
+    async with table(players=4, start_after=0.25) as running:
+        ann, bob, cy = await running.client(), await running.client(), await running.client()
+        await ann.send({"cmd": "join", "nick": "ann"})
+        await trio.sleep(0.3)  # past start_after: one player alone must not start
+        assert (await cy.status())["in"] == ["ann"]
+        await bob.send({"cmd": "join", "nick": "bob"})
+        await until_in(cy, ["ann", "bob"])
+        await bob.aclose()
+        await until_in(cy, ["ann"])
+        await cy.send({"cmd": "join", "nick": "cy"})
+        reply = await ann.reply()
+        assert sorted(nick for _, nick in reply["players"]) == ["ann", "cy"]
+
+
+# -- framing ---------------------------------------------------------------------
+
+
+async def test_bare_objects_back_to_back_and_split_byte_by_byte() -> None:
+    async with table() as running:
+        client = await running.client()
+        await client.send_bytes(b'{"cmd":"status"}{"cmd":"status"}')
+        assert (await client.reply())["result"] == "ok"
+        assert (await client.reply())["result"] == "ok"
+        for byte in b'{"cmd": "draw"}':
+            await client.send_bytes(bytes([byte]))
+            await trio.sleep(0)
+        assert_error(await client.reply(), "not started")
+        await client.send_bytes(b'{"cmd":')
+        await trio.sleep(0)
+        await client.send_bytes(b'"status"}')
+        assert (await client.reply())["state"] == "waiting"
+
+
+async def test_crlf_and_blank_lines() -> None:
+    async with table() as running:
+        client = await running.client()
+        await client.send_bytes(b'\r\n\r\n{"cmd":"status"}\r\n\r\n\n  \n{"cmd":"draw"}\r\n')
+        assert (await client.reply())["result"] == "ok"
+        # Exactly one reply per request: the blank lines got none.
+        assert_error(await client.reply(), "not started")
+        assert (await client.status())["result"] == "ok"
+
+
+async def test_an_oversized_message_gets_an_error_then_the_connection_closes() -> None:
+    async with game(players=2, max_message=1024) as g:
+        outsider = await g.running.client()
+        await outsider.send_bytes(b'{"cmd": "status", "pad": "' + b"x" * 2000 + b'"}\n')
+        assert_error(await outsider.reply(), "1024-byte limit")
+        assert await outsider.closed_by_table()
+        garbage = await g.running.client()
+        await garbage.send_bytes(b"y" * 3000)  # not JSON, and no newline in sight
+        assert_error(await garbage.reply(), "not a JSON object")
+        assert_error(await garbage.reply(), "limit")
+        assert await garbage.closed_by_table()
+        await assert_undisturbed(g, g.seat(0), g.seat(1))
+
+
+async def test_a_reply_sent_to_the_table_gets_a_last_error() -> None:
+    async with game(players=2) as g:
+        outsider = await g.running.client()
+        await outsider.send({"result": "ok"})
+        assert_error(await outsider.reply(), "no request")
+        # Closed, so that two broken ends cannot bounce errors for ever.
+        assert await outsider.closed_by_table()
+        await assert_undisturbed(g, g.seat(0))
+
+
+# -- going out, status, the end -------------------------------------------------------
+
+
+async def test_either_flag_spelling_counts_out_and_status_lists_the_winner_first() -> None:
+    async with game(players=3) as g:
+        got = await deal_all(g)
+        drawn = [card for cards in got.values() for card in cards]
+        _, pairs = split_pairs(drawn)
+
+        async def discard(seat: int, pair: tuple[Card, Card], **flag: Any) -> None:
+            request = {"cmd": "discard", "cards": [wire(c) for c in pair], **flag}
+            reply = await g.seat(seat).request(request)
+            assert reply == {"result": "ok", "message": "ok"}
+
+        await discard(1, pairs[0], last_cards="false")
+        await discard(2, pairs[1], last_card=True)
+        await discard(1, pairs[2], last_cards=False)
+        await discard(0, pairs[3], last_cards="TRUE")
+        status = await g.seat(1).status()
+        assert status == {
+            "result": "ok",
+            "in": [g.seats[1]],
+            "out": [g.seats[2], g.seats[0]],
+            "state": "playing",
+        }
+        # The last player in holds the Old Maid, so cannot be out.
+        assert_error(await g.seat(1).request({"cmd": "out_of_cards"}), "last player in")
+        # Repeated out_of_cards is fine and changes nothing.
+        assert await g.seat(2).request({"cmd": "out_of_cards"}) == {"result": "ok"}
+        assert (await g.seat(0).status())["out"] == [g.seats[2], g.seats[0]]
+
+
+async def test_out_of_cards_during_the_draw_is_ok_and_changes_nothing() -> None:
+    async with game(players=2) as g:
+        assert await g.seat(1).request({"cmd": "out_of_cards"}) == {"result": "ok"}
+        assert (await g.seat(1).status())["out"] == []
+
+
+async def test_a_dropped_player_aborts_the_game() -> None:
+    async with table(players=3, linger=TIMEOUT) as running:
+        g = await join_all(running, 3, watch=lambda i: i != 1)
+        await g.seat(0).request({"cmd": "draw"})
+        leaver = g.seats[2]
+        await g.clients[leaver].aclose()
+        for nick in g.seats[:2]:
+            client = g.clients[nick]
+            if nick != "p1":
+                expected = f"{leaver} left the table"
+                notice = await client.notice()
+                assert notice == {"cmd": "game_over", "aborted": True, "reason": expected}
+            status = await client.status()
+            assert status["state"] == "aborted"
+            assert status["aborted"] is True
+            assert status["reason"] == f"{leaver} left the table"
+            assert_error(await client.request({"cmd": "draw"}), "aborted", leaver)
+        assert g.clients["p1"].notices == []  # not watching: no notice
+        for nick in g.seats[:2]:
+            await g.clients[nick].aclose()
+        outcome = await running.finished()
+        assert (outcome.state, outcome.reason) == (GameState.ABORTED, f"{leaver} left the table")
+        assert outcome.line == f"game aborted: {leaver} left the table"
+
+
+async def test_the_table_closes_lingering_players() -> None:
+    async with table(players=2, linger=0.1) as running:
+        g = await join_all(running, 2)
+        await g.seat(0).aclose()
+        assert await g.seat(1).closed_by_table()
+        assert (await running.finished()).state is GameState.ABORTED
+
+
+async def test_idle_connections_are_closed_but_waiting_players_are_not() -> None:
+    async with table(players=2, idle_timeout=0.2) as running:
+        ann = await running.client()
+        await ann.send({"cmd": "join", "nick": "ann"})
+        idle = await running.client()
+        assert await idle.closed_by_table()
+        assert_error(await ann.request({"cmd": "status"}), "wait for the reply to join")
+
+
+async def test_the_connection_cap() -> None:
+    async with table(max_connections=2) as running:
+        first, second = await running.client(), await running.client()
+        await first.status()
+        await second.status()
+        third = await running.client()
+        assert await third.closed_by_table()
+        assert (await first.status())["result"] == "ok"
+
+
+# -- whole games ----------------------------------------------------------------
+
+
+@dataclass
+class Driver:
+    """Plays a game as the peers would, simulating the picks the table cannot see."""
+
+    game: Game
+    rng: random.Random
+    hands: dict[str, list[Card]] = field(default_factory=dict)
+    went_out: list[str] = field(default_factory=list)
+    discards: int = 0
+
+    def flag(self, value: bool) -> dict[str, Any]:
+        # Every spelling real clients use: either key, a string or a boolean.
+        key = self.rng.choice(["last_cards", "last_card"])
+        return {key: self.rng.choice([value, "true" if value else "false"])}
+
+    def receive(self, nick: str, card: Card) -> None:
+        hand = self.hands[nick]
+        hand.insert(self.rng.randint(0, len(hand)), card)
+
+    async def discard_pairs(self, nick: str, *, offer_phase: bool) -> None:
+        self.hands[nick], pairs = split_pairs(self.hands[nick])
+        for i, pair in enumerate(pairs):
+            empties = offer_phase and not self.hands[nick] and i == len(pairs) - 1
+            request = {"cmd": "discard", "cards": [wire(c) for c in pair], **self.flag(empties)}
+            reply = await self.game.clients[nick].request(request)
+            assert reply == {"result": "ok", "message": "ok"}
+            self.discards += 1
+            if empties:
+                self.went_out.append(nick)
+
+    async def go_out(self, nick: str) -> None:
+        if nick not in self.went_out:
+            reply = await self.game.clients[nick].request({"cmd": "out_of_cards"})
+            assert reply == {"result": "ok"}
+            self.went_out.append(nick)
+
+    async def play(self) -> str:
+        """The loser, as the players see it."""
+        seats = self.game.seats
+        self.hands = {nick: [] for nick in seats}
+        for i in range(53):
+            nick = seats[i % len(seats)]
+            reply = await self.game.clients[nick].request({"cmd": "draw"})
+            assert reply["result"] == ("last_card" if i == 52 else "ok"), reply
+            self.receive(nick, parse_card(*reply["card"]))
+            await self.discard_pairs(nick, offer_phase=i == 52)
+        holder = seats[52 % len(seats)]
+        for _ in range(10_000):
+            if not self.hands[holder]:
+                await self.go_out(holder)
+            picker = await self.next_in(holder)
+            if picker is None:
+                return holder
+            if self.hands[holder]:
+                hand = self.hands[holder]
+                self.receive(picker, hand.pop(self.rng.randrange(len(hand))))
+                if not hand:
+                    await self.go_out(holder)
+                await self.discard_pairs(picker, offer_phase=True)
+            holder = picker
+        raise AssertionError("the game does not end")
+
+    async def next_in(self, holder: str) -> str | None:
+        seats = self.game.seats
+        start = seats.index(holder)
+        for step in range(1, len(seats)):
+            nick = seats[(start + step) % len(seats)]
+            if self.hands[nick]:
+                return nick
+            await self.go_out(nick)
+        return None
+
+
+@pytest.mark.parametrize("players, seed", [(2, 11), (3, 12), (5, 13), (8, 14)])
+async def test_a_whole_game(players: int, seed: int, tmp_path: Path) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table(players=players, seed=seed, transcript=transcript) as running:
+        g = await join_all(running, players, watch=lambda i: i % 2 == 0)
+        driver = Driver(g, random.Random(seed))
+        loser = await driver.play()
+
+        assert driver.hands[loser] == [JOKER]
+        assert driver.discards == 26
+        for i in range(players):
+            client = g.clients[f"p{i}"]
+            if i % 2 == 0:
+                notice = await client.notice()
+                assert notice == {"cmd": "game_over", "loser": loser, "out": driver.went_out}
+            status = await client.status()
+            assert status == {
+                "result": "ok",
+                "in": [loser],
+                "out": driver.went_out,
+                "state": "over",
+                "game_over": True,
+                "loser": loser,
+            }
+            assert client.notices == []  # one notice to each watcher, none to the others
+            assert_error(await client.request({"cmd": "draw"}), "game is over")
+        for client in g.clients.values():
+            await client.aclose()
+        outcome = await running.finished()
+
+    assert (outcome.state, outcome.loser) == (GameState.OVER, loser)
+    assert list(outcome.out) == driver.went_out
+    assert outcome.line == f"game over: loser {loser}; out: {', '.join(driver.went_out)}"
+    check_transcript(read_events(transcript), g, loser, driver.went_out)
+
+
+def check_transcript(
+    records: list[dict[str, Any]], g: Game, loser: str, went_out: list[str]
+) -> None:
+    referee = [r for r in records if "event" in r]
+    messages = [r for r in records if "dir" in r]
+    assert len(referee) + len(messages) == len(records)
+    assert referee[0]["event"] == "listening"
+    assert referee[0]["port"] == g.running.port and referee[0]["seed"] == g.running.config.seed
+    assert referee[1] == {
+        "t": referee[1]["t"],
+        "event": "started",
+        "players": g.seats,
+        "addresses": [address for address, _ in g.players],
+    }
+    kinds = [r["event"] for r in referee]
+    assert kinds.count("dealt") == 53 and kinds.count("discarded") == 26
+    assert [(r["nick"], r["place"]) for r in referee if r["event"] == "out"] == [
+        (nick, place) for place, nick in enumerate(went_out, 1)
+    ]
+    assert referee[-1] == {"t": referee[-1]["t"], "event": "over", "loser": loser, "out": went_out}
+    times = [r["t"] for r in records]
+    assert times == sorted(times)
+    for record in messages:
+        assert set(record) == {"t", "conn", "peer", "nick", "dir", "msg"}
+        assert record["dir"] in ("in", "out")
+    joins = [r for r in messages if r["dir"] == "in" and r["msg"]["cmd"] == "join"]
+    assert all(r["nick"] is None for r in joins)  # null until the join succeeds
+    assert sorted(r["conn"] for r in joins) == list(range(1, len(g.seats) + 1))
+    draws = [r for r in messages if r["msg"].get("cmd") == "draw"]
+    # 53 cards, and one refused draw from each player after the end.
+    assert len(draws) == 53 + len(g.seats) and all(r["nick"] for r in draws)
+
+
+async def test_the_transcript_records_invalid_input(tmp_path: Path) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table(transcript=transcript) as running:
+        client = await running.client()
+        port = client.local_port
+        await client.send_bytes(b"garbage\n")
+        await client.reply()
+        await client.aclose()
+    records = read_events(transcript)
+    assert records[0]["event"] == "listening"
+    assert records[1]["conn"] == 1 and records[1]["nick"] is None
+    assert records[1]["invalid"] == "not a JSON object"
+    assert records[1]["peer"] == f"127.0.0.1:{port}"
+    assert records[2]["msg"] == {"result": "error", "message": "not a JSON object"}
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+def ring(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ring", "table", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_ring_table_prints_its_port_then_how_the_game_ended() -> None:
+    process = ring("--port", "0", "--players", "2", "--seed", "3", "--linger", "5")
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], TIMEOUT)
+        assert ready, "ring table printed nothing"
+        first = process.stdout.readline()
+        assert first.startswith("table listening on 127.0.0.1:")
+        port = int(first.rsplit(":", 1)[1])
+        players = []
+        for nick in ("ann", "bob"):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+            sock.sendall(json.dumps({"cmd": "join", "nick": nick}).encode() + b"\n")
+            players.append(sock)
+        for sock in players:
+            assert b'"players"' in sock.recv(4096)
+        for sock in players:
+            sock.close()
+        out, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        process.kill()
+        process.wait()
+    last = out.splitlines()
+    assert last in (["game aborted: ann left the table"], ["game aborted: bob left the table"])
+    assert process.returncode == 1
+    assert "Traceback" not in err and "--seed 3" in err
+
+
+def test_ring_table_on_a_port_in_use_says_so_in_one_line() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        process = ring("--port", str(busy.getsockname()[1]))
+        out, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and "cannot listen" in err
