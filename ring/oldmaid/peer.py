@@ -191,6 +191,12 @@ class Peer:
             self._turns_in.send_nowait(Turn.DRAW)
 
         await self._take_turns()
+        if not self.lost:
+            # Keep the ring going a moment after the table's notice: out
+            # players go on answering "out", and a turn already on its way
+            # still reaches the loser, whose last round then finds no one in.
+            with trio.move_on_after(config.linger):
+                await self._take_turns()
         if self.lost:
             # The table has seen every other player go out before they
             # answered "out", so game over is at most one message away.
@@ -199,10 +205,6 @@ class Peer:
         assert notice is not None
         if notice.aborted:
             raise PeerError(f"game aborted: {notice.reason}")
-        if self.out:
-            # Keep answering "out" a moment, so the loser's last round of
-            # dialling finds this seat open.
-            await trio.sleep(config.linger)
         return self._outcome(notice)
 
     def _take_seat(self, players: list[tuple[tuple[str, int], str]]) -> None:
