@@ -1,0 +1,106 @@
+"""``make bench``: how fast the turn travels round an 8-player ring, against loopback RTT.
+
+Plays the 8-player scenario several times with different seeds, takes every
+handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
+the turn holder's ``t_start``, docs/logs.md), and measures the loopback
+round-trip time in the same run with two Trio processes playing ping-pong.
+It prints each figure next to its target with MET or NOT MET.
+
+A measurement, not a test: it exits 0 whether or not targets are met, and
+non-zero only when a scenario run fails verification (then its figures
+cannot be trusted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from scenarios import pingpong
+from scenarios.runner import DEFAULT_SEED, format_result, run_scenario
+
+PLAYERS = 8
+RUNS = 5
+TARGET_MEDIAN = 1e-3  # seconds
+TARGET_RTT_RATIO = 10.0
+TARGET_P99 = 5e-3
+TARGET_WALL = 3.0
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f} ms"
+
+
+def _verdict(met: bool) -> str:
+    return "MET" if met else "NOT MET"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.bench", description=__doc__)
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the first run")
+    parser.add_argument("--round-trips", type=int, default=2000)
+    parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
+    args = parser.parse_args(argv)
+
+    rtt = pingpong.measure(args.round_trips)
+    durations: list[float] = []
+    walls: list[float] = []
+    failed = False
+    workdir = Path(tempfile.mkdtemp(prefix="ring-bench-"))
+    for run in range(args.runs):
+        seed = args.seed + run
+        result = run_scenario(PLAYERS, seed, workdir=workdir / f"seed-{seed}", timeout=args.timeout)
+        if not result.ok:
+            failed = True
+            print(format_result(result), flush=True)
+            continue
+        assert result.summary is not None and result.wall_time is not None
+        durations += result.summary.durations
+        walls.append(result.wall_time)
+        print(
+            f"run {run + 1}/{args.runs}: seed {seed}, "
+            f"{len(result.summary.handoffs)} handoffs, {result.summary.skips} skips, "
+            f"wall {result.wall_time:.3f} s",
+            flush=True,
+        )
+    if failed:
+        print(f"logs kept in {workdir}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    print()
+    print(
+        f"loopback RTT (Trio ping-pong, 2 processes, {rtt.round_trips} round trips): "
+        f"median {_ms(rtt.median)}, p99 {_ms(rtt.p99)}"
+    )
+    if not durations:
+        print("no handoffs measured: every scenario run failed")
+        return 1
+    median = statistics.median(durations)
+    p99 = pingpong.percentile(durations, 0.99)
+    ratio = median / rtt.median
+    wall = statistics.median(walls)
+    print(f"handoffs measured: {len(durations)} over {len(walls)} verified runs")
+    rows = [
+        ("median handoff", _ms(median), f"<= {_ms(TARGET_MEDIAN)}", median <= TARGET_MEDIAN),
+        ("median handoff / RTT", f"{ratio:.1f}x", f"<= {TARGET_RTT_RATIO:g}x",
+         ratio <= TARGET_RTT_RATIO),
+        ("p99 handoff", _ms(p99), f"<= {_ms(TARGET_P99)}", p99 <= TARGET_P99),
+        ("median wall time", f"{wall:.3f} s", f"<= {TARGET_WALL:g} s", wall <= TARGET_WALL),
+    ]  # fmt: skip
+    for name, figure, target, met in rows:
+        print(f"  {name:<22} {figure:>10}   target {target:<11} {_verdict(met)}")
+    if failed:
+        print("some scenario runs FAILED verification (see above)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
