@@ -1,0 +1,64 @@
+"""``ring peer`` as a user runs it: one line and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+RING = [str(Path(sys.executable).with_name("ring"))]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_ring(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*RING, *args], capture_output=True, text=True, timeout=30)
+
+
+def test_unreachable_table_is_one_line_and_exit_1() -> None:
+    port = free_port()
+    done = run_ring("peer", "--nick", "ann", "--table", f"127.0.0.1:{port}", "--timeout", "2")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"ann: cannot reach the table at 127.0.0.1:{port}"
+    )
+
+
+def test_table_that_speaks_garbage_is_one_line_and_exit_1() -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        peer = subprocess.Popen(
+            [*RING, "peer", "--nick", "ann", "--table", f"127.0.0.1:{port}", "--timeout", "5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            server.settimeout(10)
+            conn, _ = server.accept()
+            with conn:
+                conn.settimeout(10)
+                assert b'"cmd":"join"' in conn.recv(4096)
+                conn.sendall(b'{"result":"ok","players":"nobody"}\n')
+                out, err = peer.communicate(timeout=20)
+        finally:
+            peer.kill()
+            peer.wait()
+    assert peer.returncode == 1 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("ann: the table") and "Traceback" not in err
+
+
+def test_bad_table_address_is_a_usage_error() -> None:
+    done = run_ring("peer", "--nick", "ann", "--table", "nowhere")
+    assert done.returncode == 2 and "expected HOST:PORT" in done.stderr
