@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players bench clean
+.PHONY: setup test lint scenario-8-players scenario-lan bench clean
 
 setup: $(STAMP)
 
@@ -23,6 +23,11 @@ test: setup lint
 
 scenario-8-players: setup
 	$(BIN)/ring scenario 8-players
+
+# Needs root (network namespaces); builds a bridged LAN, plays one game found
+# by mDNS across it, and removes every namespace again however it ends.
+scenario-lan: setup
+	$(BIN)/ring scenario lan
 
 bench: setup
 	$(BIN)/python -m scenarios.bench

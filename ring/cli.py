@@ -32,6 +32,22 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _ipv4(text: str) -> str:
+    parts = text.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected an IPv4 address, got {text!r}")
+    return text
+
+
+def _service_name(text: str) -> str:
+    if not 1 <= len(text) <= 32 or not all(c.isalnum() or c in "_-" for c in text):
+        raise argparse.ArgumentTypeError("a name is 1-32 of A-Z a-z 0-9 _ -")
+    return text
+
+
+_MDNS_INTERFACE_HELP = "the one interface address to use mDNS on; 0.0.0.0: all"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ring", description="Old Maid ring: table, peers and scenarios."
@@ -65,10 +81,51 @@ def build_parser() -> argparse.ArgumentParser:
         help="after the game, keep answering status until players leave, at most this long",
     )
     table.add_argument("--max-connections", type=int, default=64, metavar="N")
+    table.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        help="advertise over mDNS (default: only when --host is not a loopback address)",
+    )
+    table.add_argument(
+        "--mdns-interface",
+        type=_ipv4,
+        metavar="ADDR",
+        help=_MDNS_INTERFACE_HELP + " (default: --host)",
+    )
+    table.add_argument(
+        "--name",
+        type=_service_name,
+        default="table",
+        help="mDNS instance name; a random id is appended (default: table)",
+    )
 
     peer = commands.add_parser("peer", help="join a table and play in the ring")
     peer.add_argument("--nick", required=True, help="1-32 of A-Z a-z 0-9 _ -")
-    peer.add_argument("--table", type=_address, required=True, metavar="HOST:PORT")
+    peer.add_argument(
+        "--table",
+        type=_address,
+        metavar="HOST:PORT",
+        help="where the table listens (default: find a waiting table over mDNS)",
+    )
+    peer.add_argument(
+        "--table-name",
+        type=_service_name,
+        metavar="NAME",
+        help="without --table: join the table with this mDNS instance name (or name prefix)",
+    )
+    peer.add_argument(
+        "--mdns-interface",
+        type=_ipv4,
+        metavar="ADDR",
+        help=_MDNS_INTERFACE_HELP + " (default: all)",
+    )
+    peer.add_argument(
+        "--discover-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="without --table: longest wait for a waiting table to be found",
+    )
     peer.add_argument("--port", type=int, default=0, help="port for the right neighbour (0: any)")
     peer.add_argument(
         "--host", help="address to listen on and announce (default: the one facing the table)"
@@ -76,11 +133,28 @@ def build_parser() -> argparse.ArgumentParser:
     peer.add_argument("--seed", type=int, help="seed for card placement and picks")
     peer.add_argument("--events", metavar="FILE", help="write what happens as JSON lines")
     peer.add_argument(
-        "--timeout",
+        "--peer-timeout",
+        dest="timeout",
         type=_seconds,
         default=10.0,
         metavar="SECONDS",
-        help="longest wait for any single reply or connection",
+        help="longest wait for any single reply (from a neighbour or the table) or connection",
+    )
+    # The old name of --peer-timeout, kept so that existing command lines work.
+    peer.add_argument("--timeout", dest="timeout", type=_seconds, help=argparse.SUPPRESS)
+    peer.add_argument(
+        "--max-connections",
+        type=int,
+        default=64,
+        metavar="N",
+        help="inbound connections open at once (idle ones are evicted first)",
+    )
+    peer.add_argument(
+        "--first-message-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="close an inbound connection that sends nothing valid for this long",
     )
     peer.add_argument(
         "--join-timeout",
@@ -111,11 +185,33 @@ def build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("--seed", type=int, help="game seed (default: the scenario's own)")
     scenario.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS")
     scenario.add_argument("--keep", metavar="DIR", help="keep logs and transcript in DIR")
+    discover = commands.add_parser(
+        "discover", help="list the tables advertised over mDNS, one per line"
+    )
+    discover.add_argument(
+        "--timeout", type=_seconds, default=3.0, metavar="SECONDS", help="how long to listen"
+    )
+    discover.add_argument(
+        "--mdns-interface",
+        type=_ipv4,
+        metavar="ADDR",
+        help=_MDNS_INTERFACE_HELP + " (default: all)",
+    )
+    discover.add_argument(
+        "--kind",
+        action="append",
+        # ring.discovery.SERVICE_TYPES, not imported here: it imports zeroconf.
+        choices=["oldmaid", "fishnet", "reversi", "notipping"],
+        help="only this kind of table (repeatable; default: all kinds)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "peer" and args.table is not None and args.table_name is not None:
+        parser.error("--table-name chooses among tables found over mDNS: drop --table")
     if args.command == "table":
         from services.oldmaid.table import run as run_table
 
@@ -128,6 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from scenarios.runner import run as run_scenario
 
         return run_scenario(args)
+    if args.command == "discover":
+        from ring.discovery import run as run_discover
+
+        return run_discover(args)
     raise AssertionError(args.command)
 
 

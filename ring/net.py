@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Awaitable, Callable
 
 import trio
@@ -9,6 +10,34 @@ import trio
 from ring.transport import plain_ip
 
 Handler = Callable[[trio.SocketStream], Awaitable[None]]
+
+
+class _Slot:
+    """One accepted connection, as ``serve`` counts it against its cap."""
+
+    def __init__(self) -> None:
+        self.established = False
+        self.scope = trio.CancelScope()
+
+
+# The slot of the connection the current task handles (each handler runs in
+# its own task, so each sees its own).
+_current_slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar(
+    "ring_net_slot", default=None
+)
+
+
+def mark_established() -> None:
+    """Tell ``serve`` that the connection this task handles has proved itself.
+
+    A handler calls it once its client has sent something valid (the table:
+    any well-formed request; a peer: any well-formed message). Established
+    connections are never evicted to make room for newcomers. Outside a
+    ``serve`` handler it does nothing.
+    """
+    slot = _current_slot.get()
+    if slot is not None:
+        slot.established = True
 
 
 async def serve(
@@ -22,25 +51,37 @@ async def serve(
     """Accept connections on host:port (0 picks a free port) until cancelled.
 
     ``await nursery.start(serve, ...)`` returns the bound (host, port) once
-    the socket listens. Past ``max_connections`` open at once, a new
-    connection is closed at once, so a flood cannot starve the games.
+    the socket listens. At most ``max_connections`` are open at once. When a
+    new connection arrives at the cap, the oldest connection that has not yet
+    proved itself (``mark_established``) is closed to make room; if every
+    open connection is established, the newcomer is closed at once. So a
+    flood of idle connections cannot lock players out, and can never cut off
+    a player who has already spoken.
     """
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound_host, bound_port = listeners[0].socket.getsockname()[:2]
-    open_count = 0
+    # Open connections, oldest first (a dict keeps insertion order).
+    slots: dict[_Slot, None] = {}
 
     async def capped(stream: trio.SocketStream) -> None:
-        nonlocal open_count
-        if open_count >= max_connections:
-            with trio.move_on_after(1) as scope:
-                scope.shield = True
-                await stream.aclose()
-            return
-        open_count += 1
+        if len(slots) >= max_connections:
+            victim = next((slot for slot in slots if not slot.established), None)
+            if victim is None:
+                with trio.move_on_after(1) as scope:
+                    scope.shield = True
+                    await stream.aclose()
+                return
+            # Its task closes its stream as it unwinds; the place is ours now.
+            del slots[victim]
+            victim.scope.cancel()
+        slot = _Slot()
+        slots[slot] = None
+        _current_slot.set(slot)
         try:
-            await handler(stream)
+            with slot.scope:
+                await handler(stream)
         finally:
-            open_count -= 1
+            slots.pop(slot, None)
             with trio.move_on_after(1) as scope:
                 scope.shield = True
                 await stream.aclose()

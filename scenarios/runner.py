@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -68,6 +69,7 @@ class ProcessResult:
     returncode: int | None  # None: still running at the deadline, so killed
     stdout: list[str]
     stderr: list[str]
+    started: float | None = None  # time.monotonic() just before the process was started
 
 
 @dataclass
@@ -91,14 +93,17 @@ class ScenarioResult:
 class _Process:
     """One child process; threads copy its output to lists and to files in the workdir."""
 
-    def __init__(self, name: str, argv: list[str], workdir: Path) -> None:
+    def __init__(
+        self, name: str, argv: list[str], workdir: Path, prefix: Sequence[str] = ()
+    ) -> None:
         self.name = name
-        self.argv = argv
+        self.argv = [*prefix, *argv]
         self.stdout: list[str] = []
         self.stderr: list[str] = []
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.started = time.monotonic()
         self.popen = subprocess.Popen(
-            argv,
+            self.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -163,7 +168,9 @@ class _Process:
 
     def result(self) -> ProcessResult:
         code = self.popen.returncode
-        return ProcessResult(self.name, self.argv, code, list(self.stdout), list(self.stderr))
+        return ProcessResult(
+            self.name, self.argv, code, list(self.stdout), list(self.stderr), self.started
+        )
 
 
 def run_scenario(
@@ -173,6 +180,11 @@ def run_scenario(
     workdir: Path,
     timeout: float = 60,
     extra_peers: list[list[str]] | None = None,
+    prefix: Callable[[str], Sequence[str]] | None = None,
+    table_host: str = HOST,
+    table_args: Sequence[str] = (),
+    peer_args: Sequence[str] = (),
+    discovery: bool = False,
 ) -> ScenarioResult:
     """Play one game with a table and ``players`` peers as OS processes, then verify it.
 
@@ -182,6 +194,14 @@ def run_scenario(
     ``{host}``, ``{port}``, ``{table}`` (HOST:PORT) and ``{workdir}`` (so a
     literal brace is written ``{{``). They need not keep an event log; their
     processes are named x1, x2, ...
+
+    The rest serve runs off loopback (``scenarios.lan``): ``prefix(name)`` is
+    put before the command of the process of that name (say, ``ip netns exec
+    NS``); the table listens on ``table_host``; ``table_args`` and
+    ``peer_args`` are appended to the table's and each ``ring peer``'s
+    arguments; with ``discovery`` the peers get neither ``--table`` nor
+    ``--host``, so they find the table by mDNS and listen on the address
+    facing it.
 
     One deadline, ``timeout`` seconds after the start, covers everything;
     processes still running then are killed and named in ``still_running``.
@@ -197,6 +217,7 @@ def run_scenario(
     nicks = [f"p{i}" for i in range(1, players - len(extra_peers) + 1)]
     event_logs = {nick: workdir / f"{nick}.events.jsonl" for nick in nicks}
     ring = ring_command()
+    wrap = prefix or (lambda _name: ())
     processes: list[_Process] = []
     started = time.monotonic()
     deadline = started + timeout
@@ -208,11 +229,13 @@ def run_scenario(
                 "table",
                 "--players", str(players),
                 "--port", "0",
-                "--host", HOST,
+                "--host", table_host,
                 "--seed", str(seed),
                 "--transcript", str(transcript),
+                *table_args,
             ],
             workdir,
+            wrap(TABLE),
         )  # fmt: skip
         processes.append(table)
         line = table.first_line(deadline - time.monotonic())
@@ -228,20 +251,21 @@ def run_scenario(
         else:
             host, port = match["host"], match["port"]
             for nick, peer_seed in zip(nicks, peer_seeds(seed, len(nicks)), strict=True):
+                where = [] if discovery else ["--table", f"{host}:{port}", "--host", HOST]
                 argv = [
                     *ring,
                     "peer",
                     "--nick", nick,
-                    "--table", f"{host}:{port}",
-                    "--host", HOST,
+                    *where,
                     "--seed", str(peer_seed),
                     "--events", str(event_logs[nick]),
+                    *peer_args,
                 ]  # fmt: skip
-                processes.append(_Process(nick, argv, workdir))
+                processes.append(_Process(nick, argv, workdir, wrap(nick)))
             fields = {"host": host, "port": port, "table": f"{host}:{port}", "workdir": workdir}
             for number, command in enumerate(extra_peers, 1):
                 argv = [part.format(**fields) for part in command]
-                processes.append(_Process(f"x{number}", argv, workdir))
+                processes.append(_Process(f"x{number}", argv, workdir, wrap(f"x{number}")))
         # A table that never listened has no game to wait for: kill it now.
         for process in processes if result.error is None else []:
             if not process.wait(deadline):
@@ -311,6 +335,16 @@ def parse_name(name: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """``ring scenario NAME [--seed S] [--timeout T] [--keep DIR]``."""
+    if args.name.startswith("fault-"):
+        from scenarios.faults import NAMES as FAULTS
+        from scenarios.faults import run as run_fault
+
+        if args.name in FAULTS:
+            return run_fault(args)
+    if args.name == "lan":
+        from scenarios.lan import run as run_lan
+
+        return run_lan(args)
     try:
         players = parse_name(args.name)
     except ValueError as exc:

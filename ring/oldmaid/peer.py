@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from ring.events import EventLog
-from ring.net import dial, serve
+from ring.net import dial, mark_established, serve
 from ring.oldmaid.cards import Card
 from ring.oldmaid.hand import Hand, seats_after
 from ring.oldmaid.messages import (
@@ -53,11 +53,15 @@ from ring.oldmaid.protocol import (
     LinkError,
     RemoteProtocolError,
     Role,
+    request_name,
 )
 from ring.oldmaid.table_client import TableClient, TableError
 from ring.transport import Connection, plain_ip
 
 MAX_BAD_PICKS = 8
+# After a neighbour fails, how long to wait for the table to abort the game
+# before blaming the neighbour ourselves (see _game_is_over).
+TABLE_GRACE = 0.5
 # Failures of one connection or wait; each becomes one line for the user.
 NETWORK_ERRORS = (
     LinkError,
@@ -86,7 +90,7 @@ class Turn(enum.Enum):
 @dataclass
 class PeerConfig:
     nick: str
-    table: tuple[str, int]
+    table: tuple[str, int] | None  # None: find a waiting table over mDNS
     host: str | None = None
     port: int = 0
     seed: int | None = None
@@ -95,6 +99,15 @@ class PeerConfig:
     join_timeout: float = 600.0
     idle_timeout: float = 120.0
     linger: float = 0.2
+    # Inbound connections: at most this many open at once (ring.net.serve
+    # evicts the oldest that has not yet sent a valid message), and one that
+    # sends nothing valid within first_message_timeout is closed.
+    max_connections: int = 64
+    first_message_timeout: float = 10.0
+    # mDNS, used only when table is None.
+    table_name: str | None = None  # the instance name, or the part before its id
+    mdns_interface: str | None = None  # None: all interfaces
+    discover_timeout: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -136,6 +149,7 @@ class Peer:
         self.table: TableClient | None = None
         self._out_lock = trio.Lock()
         self._links: dict[int, Connection] = {}
+        self._answered: set[int] = set()  # seats whose link has carried a reply
         self._last_heard = 0.0  # trio.current_time() of the last message heard
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
@@ -167,7 +181,7 @@ class Peer:
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
         self._last_heard = trio.current_time()
-        table_host, table_port = config.table
+        table_host, table_port = config.table or await self._find_table()
         try:
             stream = await dial(table_host, table_port, timeout=config.timeout)
         except (OSError, trio.TooSlowError) as exc:
@@ -206,6 +220,22 @@ class Peer:
         if notice.aborted:
             raise PeerError(f"game aborted: {notice.reason}")
         return self._outcome(notice)
+
+    async def _find_table(self) -> tuple[str, int]:
+        # Imported here: a peer given --table never loads zeroconf.
+        from ring.discovery import DiscoveryError, find_table, interfaces_for
+
+        config = self.config
+        try:
+            found = await find_table(
+                "oldmaid",
+                interfaces=interfaces_for(config.mdns_interface),
+                timeout=config.discover_timeout,
+                name=config.table_name,
+            )
+        except DiscoveryError as exc:
+            raise PeerError(str(exc)) from None
+        return found.address
 
     def _take_seat(self, players: list[tuple[tuple[str, int], str]]) -> None:
         nicks = [nick for _, nick in players]
@@ -259,7 +289,11 @@ class Peer:
         """Whether the table has ended the game, asking it if we have not heard.
 
         The table writes its game-over notice before the reply to any later
-        request on the same connection, so a status reply settles it.
+        request on the same connection, so a status reply settles it. If it
+        says the game goes on, we wait a moment more: a neighbour that died
+        dropped its table connection at the same instant, and the table may
+        not have seen it yet. Then the game is aborted naming the player who
+        died, not us for leaving first.
         """
         assert self.table is not None
         if not self.table.game_over.is_set():
@@ -267,6 +301,8 @@ class Peer:
                 await self._table_request(Status())
             except NETWORK_ERRORS:
                 return False
+        with trio.move_on_after(TABLE_GRACE):
+            await self.table.game_over.wait()
         return self.table.game_over.is_set()
 
     async def _next_turn(self) -> Turn | None:
@@ -284,6 +320,15 @@ class Peer:
     async def _announce_game_over(self) -> None:
         assert self.table is not None
         await self.table.game_over.wait()
+        notice = self.table.notice
+        if notice is not None:  # docs/logs.md: the `game_over` event
+            self.log.write(
+                "game_over",
+                loser=notice.loser,
+                out=notice.out,
+                aborted=notice.aborted,
+                reason=notice.reason,
+            )
         self._turns_in.send_nowait(None)
 
     # -- the draw phase --------------------------------------------------------
@@ -348,7 +393,7 @@ class Peer:
             self.log.write(
                 "offer", to=self._nick(seat), num_cards=offered, t_start=t_start, t_offer=t_offer
             )
-            await self._serve_pick(link, seat)
+            await self._serve_pick(self._links[seat], seat)
             if not self.hand:
                 await self._go_out()
             return
@@ -359,7 +404,12 @@ class Peer:
 
     async def _serve_pick(self, link: Connection, seat: int) -> None:
         for _ in range(MAX_BAD_PICKS):
-            event = await link.receive(timeout=self.config.timeout)
+            try:
+                event = await link.receive(timeout=self.config.timeout)
+            except trio.TooSlowError:
+                raise PeerError(
+                    f"{self._nick(seat)} did not pick within {self.config.timeout:g} s"
+                ) from None
             if isinstance(event, Pick):
                 try:
                     card = self.hand.give(event.card_num)
@@ -409,16 +459,33 @@ class Peer:
         self, host: str, port: int, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED
     ) -> None:
         try:
-            await serve(self._serve_right, host, port, task_status=task_status)
+            await serve(
+                self._serve_right,
+                host,
+                port,
+                max_connections=self.config.max_connections,
+                task_status=task_status,
+            )
         except OSError as exc:
             raise PeerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
     async def _serve_right(self, stream: trio.SocketStream) -> None:
         link = Connection(stream, Link(Role.PICKER), timeout=self.config.timeout)
+        established = False
         try:
             while True:
+                # Until it has sent something valid, a connection may be a
+                # stray or part of a flood: it gets a short wait, and
+                # ring.net.serve may evict it to make room at the cap.
+                wait = (
+                    self.config.idle_timeout if established else self.config.first_message_timeout
+                )
                 try:
-                    event = await link.receive(timeout=self.config.idle_timeout)
+                    event = await link.receive(timeout=wait)
+                except trio.TooSlowError:
+                    if not established:
+                        return  # closed without a word, as the table does
+                    raise
                 except RemoteProtocolError as exc:
                     await link.send(Farewell(f"{exc}; closing the connection"))
                     raise
@@ -428,6 +495,9 @@ class Peer:
                 if isinstance(event, Invalid):
                     await link.send(error(event.reason))
                     continue
+                if not established:
+                    established = True
+                    mark_established()
                 with trio.fail_after(self.config.join_timeout):
                     await self.seated.wait()
                 if isinstance(event, YourTurn):
@@ -459,9 +529,21 @@ class Peer:
             self._turns_in.send_nowait(Turn.OFFER)
             return
         card_num = self.hand.choose_pick(offer.num_cards)
+        giver = offer.sender or "the offering player"
         for _ in range(MAX_BAD_PICKS):
-            await link.send(Pick(card_num=card_num))
-            event = await link.receive()
+            # We accepted the offer, so the turn is ours once the card comes:
+            # if it never does, nobody else will notice, so this is the end.
+            try:
+                await link.send(Pick(card_num=card_num))
+                event = await link.receive()
+            except trio.TooSlowError:
+                raise PeerError(
+                    f"{giver} did not answer our pick within {self.config.timeout:g} s"
+                ) from None
+            if isinstance(event, Closed):
+                if await self._game_is_over():
+                    return  # the end: the turn loop hears it from the table
+                raise PeerError(f"{giver} closed the connection instead of giving the card")
             if not isinstance(event, Answered):
                 raise PeerError(f"expected the picked card, got {event!r}")
             if event.reply.ok:
@@ -497,13 +579,38 @@ class Peer:
         return link
 
     async def _ask(self, link: Connection, request: YourTurn | Offer, seat: int) -> Reply:
-        await link.send(request)
-        event = await link.receive()
+        """Send one request to ``seat``; its reply, or ``PeerError`` naming who failed.
+
+        A link that has never carried a reply may have been closed unread by
+        the listener (evicted at its connection cap while idle, or past its
+        first-message timeout). The request was then never read, so it goes
+        once more on a fresh connection; ``self._links[seat]`` is that one.
+        """
+        event = await self._exchange(link, request, seat)
+        if isinstance(event, Closed) and seat not in self._answered:
+            self._links.pop(seat, None)
+            await link.aclose()
+            link = await self._link_to(seat)
+            event = await self._exchange(link, request, seat)
         if isinstance(event, Answered):
+            self._answered.add(seat)
             return event.reply
         if isinstance(event, Closed):
             raise PeerError(f"{self._nick(seat)} closed the connection")
         raise PeerError(f"{self._nick(seat)} sent {event!r} instead of a reply")
+
+    async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
+        """The event that answers ``request``: a reply, ``Closed``, or something odd."""
+        try:
+            await link.send(request)
+            return await link.receive()
+        except trio.TooSlowError:
+            raise PeerError(
+                f"{self._nick(seat)} did not answer {request_name(request)} "
+                f"within {self.config.timeout:g} s"
+            ) from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return Closed()
 
     async def _table_request(self, request: Any) -> Reply:
         assert self.table is not None
@@ -547,6 +654,11 @@ def config_from_args(args: argparse.Namespace) -> PeerConfig:
         join_timeout=args.join_timeout,
         idle_timeout=args.idle_timeout,
         linger=args.linger,
+        max_connections=getattr(args, "max_connections", 64),
+        first_message_timeout=getattr(args, "first_message_timeout", 10.0),
+        table_name=getattr(args, "table_name", None),
+        mdns_interface=getattr(args, "mdns_interface", None),
+        discover_timeout=getattr(args, "discover_timeout", 10.0),
     )
 
 

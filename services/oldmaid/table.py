@@ -24,16 +24,17 @@ import math
 import secrets
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
 
 from ring.events import EventLog
 from ring.framing import DEFAULT_MAX_MESSAGE
-from ring.net import serve
+from ring.net import mark_established, serve
 from ring.oldmaid.messages import (
     Discard,
     Draw,
@@ -58,6 +59,9 @@ from services.oldmaid.referee import (
     TableGame,
 )
 
+if TYPE_CHECKING:
+    from ring.discovery import Advertiser
+
 DEFAULT_PORT = 9898
 
 
@@ -78,6 +82,10 @@ class TableConfig:
     max_connections: int = 64
     send_timeout: float = 10.0
     max_message: int = DEFAULT_MAX_MESSAGE
+    # mDNS: None advertises only when listening on a non-loopback address.
+    advertise: bool | None = None
+    mdns_interface: str | None = None  # default: the listening address (0.0.0.0: all)
+    mdns_name: str = "table"  # the instance is "<mdns_name>-<8 hex>"
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -95,6 +103,9 @@ class TableConfig:
             idle_timeout=args.idle_timeout,
             linger=args.linger,
             max_connections=args.max_connections,
+            advertise=getattr(args, "advertise", None),
+            mdns_interface=getattr(args, "mdns_interface", None),
+            mdns_name=getattr(args, "name", None) or "table",
         )
 
 
@@ -176,6 +187,7 @@ class _Table:
         self._seated = trio.Event()  # every join reply has been written
         self._timer: trio.CancelScope | None = None
         self._end_announced = False
+        self.advertiser: Advertiser | None = None  # set while advertised over mDNS
 
     # -- connections --------------------------------------------------------
 
@@ -221,6 +233,9 @@ class _Table:
             if isinstance(event, Invalid):
                 reply: Reply | None = error(event.reason)
             else:
+                # A well-formed request: this connection is never evicted
+                # to make room at the connection cap (ring.net.serve).
+                mark_established()
                 reply = await self._answer(client, event)
             if reply is not None and not await self._send(client, reply):
                 return
@@ -253,6 +268,7 @@ class _Table:
         if self.referee.state is GameState.WAITING:
             self.referee.leave(client.nick)
             del self._clients[client.nick]
+            self._advertise_state()
             if len(self.referee.joined) < 2:
                 self._disarm_timer()
             return
@@ -311,6 +327,7 @@ class _Table:
         client.nick = request.nick
         client.watch = request.watch
         self._clients[request.nick] = client
+        self._advertise_state()
         if self.referee.is_full:
             await self._start_game()
         elif len(self.referee.joined) >= 2:
@@ -406,6 +423,69 @@ class _Table:
     def _record_decisions(self) -> None:
         for event in self.referee.take_events():
             self.transcript.referee(event.EVENT, **msgspec.to_builtins(event))
+        self._advertise_state()  # the start and the end come through here
+
+    # -- mDNS ---------------------------------------------------------------
+
+    def advertise(
+        self, host: str, port: int, on_advertise: Callable[[Advertiser], object] | None
+    ) -> None:
+        """Start advertising in the background if configured: joins never wait for it."""
+        config = self.config
+        wanted = config.advertise
+        if wanted is None:
+            wanted = host in ("0.0.0.0", "::") or not ipaddress.ip_address(host).is_loopback
+        if not wanted:
+            return
+        from ring.discovery import (
+            Advertiser,
+            DiscoveryError,
+            instance_name,
+            interfaces_for,
+            oldmaid_txt,
+        )
+
+        try:
+            advertiser = Advertiser(
+                "oldmaid",
+                port,
+                host=host,
+                interfaces=interfaces_for(config.mdns_interface, host),
+                txt=oldmaid_txt(players=config.players, joined=0, state="waiting"),
+                instance=instance_name(config.mdns_name),
+            )
+        except (DiscoveryError, ValueError) as exc:
+            print(f"table: not advertised over mDNS: {exc}", file=sys.stderr)
+            return
+        self.advertiser = advertiser
+        self._advertise_state()
+        if on_advertise is not None:
+            on_advertise(advertiser)
+        assert self.nursery is not None
+        self.nursery.start_soon(self._run_advertiser, advertiser)
+
+    async def _run_advertiser(self, advertiser: Advertiser) -> None:
+        from ring.discovery import DiscoveryError
+
+        where = ", ".join(advertiser.interfaces)
+        print(f"table: advertising {advertiser.name} on {where}", file=sys.stderr, flush=True)
+        try:
+            await advertiser.run()
+        except DiscoveryError as exc:
+            # The game goes on: players can still be given the address.
+            print(f"table: not advertised over mDNS: {exc}", file=sys.stderr, flush=True)
+
+    def _advertise_state(self) -> None:
+        if self.advertiser is not None:
+            from ring.discovery import oldmaid_txt
+
+            self.advertiser.update(
+                oldmaid_txt(
+                    players=self.config.players,
+                    joined=len(self.referee.joined),
+                    state=self.referee.state.value,
+                )
+            )
 
     def outcome(self) -> TableOutcome:
         standing = self.referee.status()
@@ -442,10 +522,13 @@ async def serve_table(
     config: TableConfig,
     *,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
+    on_advertise: Callable[[Advertiser], object] | None = None,
 ) -> TableOutcome:
     """Run one game: listen, seat, referee, tell the watchers, linger, return.
 
     ``await nursery.start(serve_table, config)`` gives the bound (host, port).
+    If the table advertises itself over mDNS, ``on_advertise`` gets the
+    ``ring.discovery.Advertiser`` before its registration starts.
     Raises ``TableError`` before listening if the table cannot run.
     """
     seed = config.seed if config.seed is not None else new_seed()
@@ -473,6 +556,7 @@ async def serve_table(
                 transcript.referee(
                     "listening", host=host, port=port, players=config.players, seed=seed
                 )
+                table.advertise(host, port, on_advertise)
                 task_status.started((host, port))
                 await table.ended.wait()
                 with trio.move_on_after(config.linger):

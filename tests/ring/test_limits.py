@@ -1,0 +1,314 @@
+"""Limits over real loopback TCP: connection caps, eviction, idle and size limits.
+
+A flood of idle connections, to the table or to one peer, must not stop a
+game: ``ring.net.serve`` makes room at its cap by closing the oldest
+connection that has not yet sent anything valid, never one that has. Every
+wait here has a bound; nothing sleeps to let something happen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from ring.net import mark_established, serve
+from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
+from services.oldmaid.referee import GameState
+from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+
+BOUND = 5.0  # longest any single wait may take
+FLOOD = 200
+PLAYERS, SEED = 4, 21
+
+
+# -- helpers ---------------------------------------------------------------------
+
+
+async def _connect(port: int) -> trio.SocketStream:
+    with trio.fail_after(BOUND):
+        return await trio.open_tcp_stream("127.0.0.1", port)
+
+
+async def _flood(port: int, count: int = FLOOD) -> list[trio.SocketStream]:
+    return [await _connect(port) for _ in range(count)]
+
+
+async def _closed_by_server(stream: trio.SocketStream) -> bool:
+    """Read to the end: True if the other side closed within the bound."""
+    with trio.move_on_after(BOUND):
+        while True:
+            try:
+                data = await stream.receive_some(65536)
+            except trio.BrokenResourceError:
+                return True
+            if not data:
+                return True
+    return False
+
+
+async def _still_open(stream: trio.SocketStream) -> bool:
+    """True if nothing, not even an EOF, arrives at once (the server kept it)."""
+    with trio.move_on_after(0.05):
+        await stream.receive_some(1)
+        return False
+    return True
+
+
+async def _all_still_open(streams: list[trio.SocketStream]) -> bool:
+    """``_still_open`` for each, all at once (so 0.05 s in all)."""
+    kept: list[bool] = []
+
+    async def check(stream: trio.SocketStream) -> None:
+        kept.append(await _still_open(stream))
+
+    async with trio.open_nursery() as nursery:
+        for stream in streams:
+            nursery.start_soon(check, stream)
+    return all(kept) and len(kept) == len(streams)
+
+
+async def _close_all(streams: list[trio.SocketStream]) -> None:
+    for stream in streams:
+        with trio.move_on_after(1) as scope:
+            scope.shield = True
+            await stream.aclose()
+
+
+class Pause:
+    """Holds the whole ring still at the first offer turn, mid-game, until released."""
+
+    def __init__(self) -> None:
+        self.reached = trio.Event()
+        self.released = trio.Event()
+
+
+class PausingPeer(Peer):
+    """A peer that, holding the first offer turn of the game, waits for the test."""
+
+    def __init__(self, config: PeerConfig, pause: Pause | None) -> None:
+        super().__init__(config)
+        self.pause = pause
+
+    async def _offer_turn(self) -> None:
+        if self.pause is not None and not self.pause.reached.is_set():
+            self.pause.reached.set()
+            with trio.fail_after(BOUND):
+                await self.pause.released.wait()
+        await super()._offer_turn()
+
+
+Hook = Callable[[int, dict[str, int]], Awaitable[None]]
+
+
+async def play(
+    *, before_players: Hook | None = None, paused: Hook | None = None
+) -> tuple[TableOutcome, dict[str, Outcome | PeerError]]:
+    """One game on loopback: a table and PLAYERS peers, all in this process.
+
+    ``before_players(table_port, {})`` runs before any peer starts;
+    ``paused(table_port, peer_ports)`` runs mid-game, while the ring stands
+    still at the first offer turn (every player has joined and drawn).
+    """
+    pause = Pause() if paused is not None else None
+    config = TableConfig(players=PLAYERS, port=0, seed=SEED, linger=BOUND)
+    outcome: list[TableOutcome] = []
+    results: dict[str, Outcome | PeerError] = {}
+    peers: dict[str, Peer] = {}
+    ports: dict[str, int] = {}
+
+    async def run_table(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        outcome.append(await serve_table(config, task_status=task_status))
+
+    async def run_peer(peer: Peer, task_status: trio.TaskStatus[int]) -> None:
+        try:
+            results[peer.nick] = await peer.play(task_status=task_status)
+        except PeerError as exc:
+            results[peer.nick] = exc
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            _, table_port = await nursery.start(run_table)
+            if before_players is not None:
+                await before_players(table_port, ports)
+            for index in range(1, PLAYERS + 1):
+                nick = f"p{index}"
+                peer = PausingPeer(
+                    PeerConfig(nick=nick, table=("127.0.0.1", table_port), seed=SEED * 10 + index),
+                    pause,
+                )
+                peers[nick] = peer
+                ports[nick] = await nursery.start(run_peer, peer)
+            if paused is not None and pause is not None:
+                with trio.fail_after(BOUND):
+                    await pause.reached.wait()
+                await paused(table_port, ports)
+                pause.released.set()
+    for peer in peers.values():
+        peer.log.close()
+    return outcome[0], results
+
+
+def _places(table: TableOutcome) -> tuple[str | None, tuple[str, ...]]:
+    return table.loser, table.out
+
+
+def _assert_finished(table: TableOutcome, results: dict[str, Outcome | PeerError]) -> None:
+    assert table.state is GameState.OVER, table
+    assert all(isinstance(r, Outcome) for r in results.values()), results
+    losers = [nick for nick, r in results.items() if isinstance(r, Outcome) and r.place is None]
+    assert losers == [table.loser]
+
+
+# -- ring.net.serve: the cap and eviction -------------------------------------------
+
+
+async def _echo_until_closed(stream: trio.SocketStream) -> None:
+    """A handler whose connection proves itself with its first byte, then echoes."""
+    while data := await stream.receive_some(1024):
+        mark_established()
+        await stream.send_all(data)
+
+
+async def _echo(stream: trio.SocketStream, data: bytes) -> bytes:
+    with trio.fail_after(BOUND):
+        await stream.send_all(data)
+        return await stream.receive_some(1024)
+
+
+async def test_serve_evicts_the_oldest_connection_that_has_not_proved_itself() -> None:
+    async with trio.open_nursery() as nursery:
+        _, port = await nursery.start(
+            lambda task_status: serve(
+                _echo_until_closed, "127.0.0.1", 0, max_connections=3, task_status=task_status
+            )
+        )
+        a, b, c = await _connect(port), await _connect(port), await _connect(port)
+        assert await _echo(a, b"a") == b"a"  # a is established now
+        d = await _connect(port)  # at the cap: b, the oldest silent one, goes
+        assert await _closed_by_server(b)
+        assert await _still_open(c)
+        assert await _echo(d, b"d") == b"d"
+        e = await _connect(port)  # c goes
+        assert await _closed_by_server(c)
+        assert await _echo(e, b"e") == b"e"
+        f = await _connect(port)  # all three established: the newcomer is refused
+        assert await _closed_by_server(f)
+        for stream, byte in ((a, b"1"), (d, b"2"), (e, b"3")):
+            assert await _echo(stream, byte) == byte
+        await _close_all([a, b, c, d, e, f])
+        nursery.cancel_scope.cancel()
+
+
+# -- floods against a whole game ----------------------------------------------------
+
+
+async def test_a_flood_of_idle_connections_to_the_table_does_not_stop_the_game() -> None:
+    baseline = await play()
+    _assert_finished(*baseline)
+    flood: list[trio.SocketStream] = []
+    evicted: list[bool] = []
+
+    async def flood_first(table_port: int, _ports: object) -> None:
+        flood.extend(await _flood(table_port))
+        # The table's cap is 64: the 136 oldest were closed to make room.
+        evicted.extend([await _closed_by_server(s) for s in flood[: FLOOD - 64]])
+
+    async def flood_mid_game(table_port: int, _ports: object) -> None:
+        more = await _flood(table_port)
+        flood.extend(more)
+        # The players have joined, so only flood connections make room.
+        assert all([await _closed_by_server(s) for s in more[: FLOOD - 64 + PLAYERS]])
+        assert await _all_still_open(more[FLOOD - 64 + PLAYERS :])
+
+    try:
+        table, results = await play(before_players=flood_first, paused=flood_mid_game)
+        _assert_finished(table, results)
+        assert _places(table) == _places(baseline[0])  # the same game, undisturbed
+        assert all(evicted) and len(evicted) == FLOOD - 64
+        # By the end every flood connection is closed (evicted, or when the table ended).
+        assert all([await _closed_by_server(s) for s in flood])
+    finally:
+        await _close_all(flood)
+
+
+async def test_a_flood_of_idle_connections_to_one_peer_mid_game() -> None:
+    baseline = await play()
+    _assert_finished(*baseline)
+    flood: list[trio.SocketStream] = []
+
+    async def flood_a_peer(_table_port: int, ports: dict[str, int]) -> None:
+        flood.extend(await _flood(ports["p2"]))
+        # p2's cap is 64; its neighbour's connection has spoken (the draw
+        # phase is over), so the oldest silent ones made room.
+        assert all([await _closed_by_server(s) for s in flood[: FLOOD - 64 + 1]])
+        assert await _all_still_open(flood[FLOOD - 64 + 1 :])
+
+    try:
+        table, results = await play(paused=flood_a_peer)
+        _assert_finished(table, results)
+        assert _places(table) == _places(baseline[0])
+        assert len(flood) == FLOOD
+        assert all([await _closed_by_server(s) for s in flood])
+    finally:
+        await _close_all(flood)
+
+
+# -- one peer alone: size and idle limits on its listening port ---------------------
+
+
+async def _lone_peer(test: Callable[[int], Awaitable[None]], **config: float) -> None:
+    """A peer that has joined a table still waiting for players; ``test(its port)``."""
+    table_config = TableConfig(players=2, port=0, seed=1, linger=0.1)
+    async with trio.open_nursery() as nursery:
+        _, table_port = await nursery.start(serve_table, table_config)
+        peer = Peer(PeerConfig(nick="ann", table=("127.0.0.1", table_port), **config))
+
+        async def run_peer(task_status: trio.TaskStatus[int]) -> None:
+            with contextlib.suppress(PeerError):
+                await peer.play(task_status=task_status)
+
+        port = await nursery.start(run_peer)
+        await test(port)
+        nursery.cancel_scope.cancel()
+    peer.log.close()
+
+
+async def test_an_oversized_message_to_a_peer_gets_an_error_then_the_connection_closes() -> None:
+    async def oversized(port: int) -> None:
+        stream = await _connect(port)
+        with trio.fail_after(BOUND):
+            await stream.send_all(b'{"cmd": "offer", "pad": "' + b"x" * 70_000)
+            received = b""
+            while data := await stream.receive_some(65536):
+                received += data
+        reply = json.loads(received.split(b"\n")[0])
+        assert reply["result"] == "error" and "65536-byte limit" in reply["message"]
+        await stream.aclose()
+
+    await _lone_peer(oversized)
+
+
+async def test_a_silent_connection_to_a_peer_is_closed_after_the_first_message_timeout() -> None:
+    async def silent(port: int) -> None:
+        start = trio.current_time()  # before the server's clock starts
+        stream = await _connect(port)
+        assert await _closed_by_server(stream)
+        assert 0.2 <= trio.current_time() - start < BOUND
+        await stream.aclose()
+
+    await _lone_peer(silent, first_message_timeout=0.2)
+
+
+async def test_an_idle_connection_to_the_table_is_closed_after_the_idle_timeout() -> None:
+    config = TableConfig(players=2, port=0, seed=1, idle_timeout=0.2, linger=0.1)
+    async with trio.open_nursery() as nursery:
+        _, port = await nursery.start(serve_table, config)
+        start = trio.current_time()  # before the server's clock starts
+        stream = await _connect(port)
+        assert await _closed_by_server(stream)
+        assert 0.2 <= trio.current_time() - start < BOUND
+        await stream.aclose()
+        nursery.cancel_scope.cancel()

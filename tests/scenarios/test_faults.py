@@ -1,0 +1,92 @@
+"""Faults as OS processes: kill -9 a peer or the table, SIGSTOP a peer; every end is clean.
+
+Each test plays a real game (``scenarios.faults``), inflicts the fault at a
+moment read from the logs, and checks that everyone still running exits
+non-zero within 5 s with one line on stderr and no traceback. The scenario
+reaps every process it started, whatever happens.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scenarios import faults, runner
+from scenarios.runner import TABLE
+
+pytestmark = pytest.mark.scenario
+
+TIMEOUT = 60.0
+
+
+def _run(name: str, tmp_path: Path) -> faults.FaultResult:
+    result = faults.run_fault(name, workdir=tmp_path, timeout=TIMEOUT)
+    assert result.ok, faults.format_result(result)
+    assert all(p.returncode is not None for p in result.processes.values())
+    return result
+
+
+def _assert_one_line_each(result: faults.FaultResult, names: list[str]) -> None:
+    for name in names:
+        process = result.processes[name]
+        assert process.returncode not in (0, None), (name, process)
+        assert len(process.stderr) == 1, (name, process.stderr)
+        assert process.stderr[0].startswith(f"{name}: "), process.stderr
+        assert process.stdout == []
+
+
+def test_kill_a_peer_in_the_offer_phase(tmp_path: Path) -> None:
+    result = _run("fault-kill-peer", tmp_path)
+    victim = faults.KILL_VICTIM
+    survivors = [f"p{i}" for i in range(1, faults.PLAYERS + 1) if f"p{i}" != victim]
+    _assert_one_line_each(result, survivors)
+    for name in survivors:
+        after = result.after_fault(name)
+        assert after is not None and after < faults.EXIT_BOUND, (name, after)
+        assert victim in result.processes[name].stderr[0]
+    table = result.processes[TABLE]
+    assert table.returncode == 1
+    assert table.stdout[-1] == f"game aborted: {victim} left the table"
+    assert result.status is not None and result.status["state"] == "aborted"
+    assert result.status["reason"] == f"{victim} left the table"
+
+
+def test_kill_the_table_mid_game(tmp_path: Path) -> None:
+    result = _run("fault-kill-table", tmp_path)
+    peers = [f"p{i}" for i in range(1, faults.PLAYERS + 1)]
+    _assert_one_line_each(result, peers)
+    for name in peers:
+        after = result.after_fault(name)
+        assert after is not None and after < faults.EXIT_BOUND, (name, after)
+        assert "table" in result.processes[name].stderr[0]
+
+
+def test_a_stopped_peer_times_out_its_neighbour_and_the_game_aborts(tmp_path: Path) -> None:
+    result = _run("fault-stop-peer", tmp_path)
+    victim = result.victim
+    assert victim is not None
+    survivors = [f"p{i}" for i in range(1, faults.PLAYERS + 1) if f"p{i}" != victim]
+    _assert_one_line_each(result, survivors)
+    waiting = [n for n in survivors if "did not answer" in result.processes[n].stderr[0]]
+    assert len(waiting) == 1
+    assert f"{victim} did not answer your_turn within 2 s" in result.processes[waiting[0]].stderr[0]
+    for name in survivors:
+        after = result.after_fault(name)
+        assert after is not None and after < faults.STOP_PEER_TIMEOUT + faults.EXIT_BOUND
+    assert result.processes[TABLE].stdout[-1] == f"game aborted: {waiting[0]} left the table"
+
+
+def test_cli_runs_a_fault_scenario(tmp_path: Path) -> None:
+    keep = tmp_path / "logs"
+    completed = subprocess.run(
+        [*runner.ring_command(), "scenario", "fault-kill-table", "--keep", str(keep)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT + 30,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "scenario fault-kill-table" in completed.stdout
+    assert "FAIL" not in completed.stdout and "PASS  exit within 5 s" in completed.stdout
+    assert (keep / "table.jsonl").exists()
