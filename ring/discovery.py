@@ -71,6 +71,10 @@ UPDATE_DELAY: Final = 0.1
 # Milliseconds to wait for a service's SRV/TXT/A records after its PTR.
 RESOLVE_TIMEOUT_MS: Final = 3000
 WITHDRAW_TIMEOUT: Final = 2.0
+# zeroconf's blocking calls wait on its own event-loop thread; if that thread
+# is wedged they never return, so Trio stops waiting after this long.
+THREAD_TIMEOUT: Final = 5.0
+REGISTER_TIMEOUT: Final = 10.0  # probing alone takes ~1.6 s
 
 _ID = re.compile(r"[0-9a-f]{8}")
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -238,8 +242,9 @@ def _release() -> None:
         if _users > 0 or _shared is None:
             return
         zc, _shared = _shared, None
-        # Sends the goodbyes of anything still registered, then stops the loop.
-        zc.close()
+    # Sends the goodbyes of anything still registered, then stops the loop;
+    # outside the lock, so a slow close never blocks the next acquire.
+    zc.close()
 
 
 def _close_at_exit() -> None:
@@ -253,14 +258,21 @@ def _close_at_exit() -> None:
 atexit.register(_close_at_exit)
 
 
+async def _in_thread(what: str, fn: Any, *args: Any, timeout: float = THREAD_TIMEOUT) -> Any:
+    """A blocking zeroconf call in a worker thread, waited for at most ``timeout``."""
+    with trio.move_on_after(timeout):
+        return await trio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)
+    raise DiscoveryError(f"mDNS did not answer: {what} took over {timeout:g} s")
+
+
 @asynccontextmanager
 async def _zeroconf(interfaces: tuple[str, ...]) -> AsyncIterator[Zeroconf]:
-    zc = await trio.to_thread.run_sync(_acquire, interfaces)
+    zc = await _in_thread("starting zeroconf", _acquire, interfaces)
     try:
         yield zc
     finally:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_release)
+        with trio.CancelScope(shield=True), contextlib.suppress(DiscoveryError):
+            await _in_thread("closing zeroconf", _release)
 
 
 def _interface_addresses(interfaces: tuple[str, ...]) -> list[str]:
@@ -357,9 +369,16 @@ class Advertiser:
             async with _zeroconf(self.interfaces) as zc:
                 try:
                     txt = dict(self._txt)
-                    # Not abandoned on cancellation: until the thread returns
-                    # we cannot know whether there is something to withdraw.
-                    info = await trio.to_thread.run_sync(self._register, zc, self._info(txt))
+                    # If this is abandoned (cancelled, or past the timeout),
+                    # closing the shared Zeroconf still sends the goodbyes of
+                    # whatever it managed to register.
+                    info = await _in_thread(
+                        "registration",
+                        self._register,
+                        zc,
+                        self._info(txt),
+                        timeout=REGISTER_TIMEOUT,
+                    )
                     self._published = txt
                     # allow_name_change may have renamed a clashing instance.
                     self.instance = _instance_of(info.name, self.service_type)
@@ -385,7 +404,7 @@ class Advertiser:
             if txt != self._published:
                 # update_service waits for its announcements (~0.5 s): changes
                 # made meanwhile are coalesced into the next round.
-                await trio.to_thread.run_sync(zc.update_service, self._info(txt))
+                await _in_thread("a TXT update", zc.update_service, self._info(txt))
                 self._published = txt
 
 
@@ -446,16 +465,17 @@ async def browse(
 
     async with _zeroconf(chosen) as zc, trio.open_nursery() as nursery:
         nursery.start_soon(resolve_all, zc, nursery)
-        browser = await trio.to_thread.run_sync(
+        browser = await _in_thread(
+            "starting a browser",
             lambda: ServiceBrowser(
                 zc, list(types), handlers=[on_change], question_type=DNSQuestionType.QM
-            )
+            ),
         )
         try:
             yield found_out
         finally:
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(browser.cancel)
+            with trio.CancelScope(shield=True), contextlib.suppress(DiscoveryError):
+                await _in_thread("stopping a browser", browser.cancel)
             nursery.cancel_scope.cancel()
             changes_in.close()
             found_in.close()

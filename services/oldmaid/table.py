@@ -22,6 +22,7 @@ import ipaddress
 import itertools
 import math
 import secrets
+import signal
 import sys
 import traceback
 from collections.abc import Callable
@@ -576,12 +577,15 @@ async def _serve_and_announce(config: TableConfig) -> TableOutcome:
 
     async def play(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
         outcome.append(await serve_table(config, task_status=task_status))
+        nursery.cancel_scope.cancel()  # the SIGTERM watcher
 
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_on_sigterm)
         try:
             host, port = await nursery.start(play)
         except TableError as exc:
             failure = exc
+            nursery.cancel_scope.cancel()
         else:
             # A scenario runner reads this first line to learn the port.
             print(f"table listening on {host}:{port}", flush=True)
@@ -589,6 +593,16 @@ async def _serve_and_announce(config: TableConfig) -> TableOutcome:
     if failure is not None:
         raise failure
     return outcome[0]
+
+
+class Terminated(Exception):
+    """SIGTERM: shut down as cleanly as for Ctrl-C (withdraw the mDNS service too)."""
+
+
+async def _stop_on_sigterm() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            raise Terminated
 
 
 def run(args: argparse.Namespace) -> int:
@@ -602,7 +616,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"table: {exc}", file=sys.stderr)
         return 2
     except BaseException as exc:
-        if not _interrupted(exc):
+        if _interrupted(exc, Terminated):
+            print("game aborted: the table was terminated", flush=True)
+            return 143
+        if not _interrupted(exc, KeyboardInterrupt):
             raise
         print("game aborted: the table was interrupted", flush=True)
         return 130
@@ -610,8 +627,8 @@ def run(args: argparse.Namespace) -> int:
     return 0 if outcome.state is GameState.OVER else 1
 
 
-def _interrupted(exc: BaseException) -> bool:
-    """Ctrl-C, possibly wrapped in exception groups by the nurseries it crossed."""
+def _interrupted(exc: BaseException, kind: type[BaseException]) -> bool:
+    """``exc`` is ``kind``, possibly wrapped in exception groups by the nurseries it crossed."""
     if isinstance(exc, BaseExceptionGroup):
-        return exc.split(KeyboardInterrupt)[1] is None
-    return isinstance(exc, KeyboardInterrupt)
+        return exc.split(kind)[1] is None
+    return isinstance(exc, kind)

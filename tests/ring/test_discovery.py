@@ -71,14 +71,16 @@ def table_process(*args: str) -> tuple[subprocess.Popen[str], int]:
     return process, int(line.rsplit(":", 1)[1])
 
 
-def stop(process: subprocess.Popen[str]) -> None:
+def stop(process: subprocess.Popen[str], how: signal.Signals = signal.SIGINT) -> str:
+    """Stop a table as a user would; its remaining stdout."""
     if process.poll() is None:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(how)
     try:
-        process.communicate(timeout=5)
+        out, _ = process.communicate(timeout=5)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.communicate()
+        out, _ = process.communicate()
+    return out
 
 
 def discover_lines(*args: str, until: int) -> list[str]:
@@ -251,10 +253,15 @@ def test_table_name_chooses_and_discover_lists_both() -> None:
         beta_out, _ = beta.communicate(timeout=15)
         assert beta_out.splitlines()[-1].startswith("game over")
         assert alpha.poll() is None  # alpha still waits for players
+        # A service manager stops a table with SIGTERM: it must withdraw too.
+        assert stop(alpha, signal.SIGTERM).splitlines() == [
+            "game aborted: the table was terminated"
+        ]
+        assert alpha.returncode == 143
     finally:
         stop(alpha)
         stop(beta)
-    # Both withdrew on the way out (beta after its game, alpha on SIGINT).
+    # Both withdrew on the way out (beta after its game, alpha on SIGTERM).
     done = subprocess.run(
         [*RING, "discover", "--timeout", "0.5", *MDNS], capture_output=True, text=True, timeout=10
     )

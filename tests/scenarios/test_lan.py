@@ -331,14 +331,13 @@ def test_a_signal_mid_game_tears_everything_down(
     try:
 
         def table_running() -> bool:
-            names = _owned_by(scenario.pid)
-            table = [n for n in names if n.endswith(f"-{lan.TABLE_HOST}")]
-            if not (table and netns.namespace_pids(table[0])):
+            # One reading of each namespace: a second could already differ.
+            pids = {name: netns.namespace_pids(name) for name in _owned_by(scenario.pid)}
+            table = [n for n in pids if n.endswith(f"-{lan.TABLE_HOST}")]
+            if not (table and pids[table[0]]):
                 return False
             inside[:] = [
-                (pid, netns.process_start(pid))
-                for name in names
-                for pid in netns.namespace_pids(name)
+                (pid, netns.process_start(pid)) for group in pids.values() for pid in group
             ]
             return True
 
