@@ -10,8 +10,6 @@ zeroconf runs only inside them.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import signal
 import subprocess
@@ -37,25 +35,6 @@ def namespaces() -> None:
     reason = netns.namespaces_unavailable()
     if reason is not None:
         pytest.skip(f"LAN scenario skipped: {reason} (needs root and iproute2)")
-
-
-def discovery_unavailable() -> str | None:
-    """Why ``ring peer`` cannot find a table by itself yet, or None if it can."""
-    from ring.cli import build_parser
-
-    try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            build_parser().parse_args(["peer", "--nick", "probe"])
-    except SystemExit:
-        return "`ring peer` still requires --table: mDNS discovery is not in this tree"
-    return None
-
-
-@pytest.fixture
-def discovery() -> None:
-    reason = discovery_unavailable()
-    if reason is not None:
-        pytest.skip(f"LAN game skipped: {reason}")
 
 
 def _run_in(host: netns.Host, code: str, timeout: float = WAIT) -> subprocess.CompletedProcess[str]:
@@ -274,8 +253,6 @@ def test_the_reaper_cleans_up_after_a_sigkill() -> None:
 
 @pytest.fixture(scope="module")
 def default_lan_game(tmp_path_factory: pytest.TempPathFactory) -> lan.LanResult:
-    if (reason := discovery_unavailable()) is not None:
-        pytest.skip(f"LAN game skipped: {reason}")
     workdir = tmp_path_factory.mktemp("lan")
     return lan.run_lan(lan.DEFAULT_SEED, workdir=workdir)
 
@@ -356,7 +333,7 @@ def test_a_signal_mid_game_tears_everything_down(
     assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid, _ in left]
 
 
-def test_cli_lan(discovery: None, tmp_path: Path) -> None:
+def test_cli_lan(tmp_path: Path) -> None:
     keep = tmp_path / "logs"
     completed = subprocess.run(
         [*runner.ring_command(), "scenario", "lan", "--keep", str(keep)],
