@@ -28,7 +28,6 @@ import contextlib
 import json
 import math
 import os
-import shutil
 import signal
 import socket
 import tempfile
@@ -40,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from scenarios import runner
-from scenarios.runner import HOST, LISTENING, TABLE, ProcessResult, _Process
+from scenarios.runner import HOST, LISTENING, TABLE, ChildProcess, ProcessResult
 from scenarios.verify import CheckResult
 from services.oldmaid.referee import TableGame
 
@@ -115,7 +114,7 @@ class _Tail:
 def _watch(
     tails: dict[str, _Tail],
     found: Callable[[str, Record], bool],
-    processes: list[_Process],
+    processes: list[ChildProcess],
     deadline: float,
 ) -> tuple[str, Record] | None:
     """The first (name, record) for which ``found`` is true, polling the files.
@@ -134,7 +133,9 @@ def _watch(
     return None
 
 
-def _wait_exits(processes: list[_Process], deadline: float, exit_at: dict[str, float]) -> list[str]:
+def _wait_exits(
+    processes: list[ChildProcess], deadline: float, exit_at: dict[str, float]
+) -> list[str]:
     """Poll until each process exits (noting when) or the deadline; those still running."""
     running = [p for p in processes if p.name not in exit_at]
     while running:
@@ -194,7 +195,7 @@ class _Game:
         # The moments are read from these files: none may be left from a last run.
         for path in [self.transcript, *self.event_logs.values()]:
             path.unlink(missing_ok=True)
-        self.processes: dict[str, _Process] = {}
+        self.processes: dict[str, ChildProcess] = {}
         self.host = HOST
         self.port = 0
 
@@ -202,7 +203,7 @@ class _Game:
         """Start the table and the peers (all but ``hold_back``); why not, if the table
         never listened."""
         ring = runner.ring_command()
-        table = _Process(
+        table = ChildProcess(
             TABLE,
             [
                 *ring, "table",
@@ -237,7 +238,7 @@ class _Game:
             "--events", str(self.event_logs[nick]),
             *self.peer_args,
         ]  # fmt: skip
-        self.processes[nick] = _Process(nick, argv, self.workdir)
+        self.processes[nick] = ChildProcess(nick, argv, self.workdir)
 
     def seating(self) -> list[str]:
         """The seat order the table will give p1..pN: the referee's own, from the seed."""
@@ -246,7 +247,7 @@ class _Game:
             referee.join(nick, (HOST, number))
         return [seat.nick for seat in referee.start()]
 
-    def peers(self, *, but: str | None = None) -> list[_Process]:
+    def peers(self, *, but: str | None = None) -> list[ChildProcess]:
         return [p for name, p in self.processes.items() if name not in (TABLE, but)]
 
     def signal(self, name: str, signum: int) -> float:
@@ -452,7 +453,9 @@ def _code(result: FaultResult, name: str) -> str:
     return "?" if process is None or process.returncode is None else str(process.returncode)
 
 
-def _exit_checks(result: FaultResult, survivors: list[_Process], bound: float) -> list[CheckResult]:
+def _exit_checks(
+    result: FaultResult, survivors: list[ChildProcess], bound: float
+) -> list[CheckResult]:
     late = [p.name for p in survivors if _after(result, p.name) >= bound]
     times = ", ".join(f"{p.name} {_seconds(result.after_fault(p.name))}" for p in survivors)
     zero = [p.name for p in survivors if p.popen.returncode in (0, None)]
@@ -507,7 +510,7 @@ def _status_check(result: FaultResult, victim: str) -> CheckResult:
 
 
 def _watcher_check(
-    game: _Game, result: FaultResult, survivors: list[_Process], victim: str
+    game: _Game, result: FaultResult, survivors: list[ChildProcess], victim: str
 ) -> CheckResult:
     told = []
     for process in survivors:
@@ -557,11 +560,4 @@ def run(args: argparse.Namespace) -> int:
     keep = Path(args.keep) if args.keep else None
     workdir = keep or Path(tempfile.mkdtemp(prefix=f"ring-{args.name}-"))
     result = run_fault(args.name, seed, workdir=workdir, timeout=args.timeout)
-    print(format_result(result), flush=True)
-    if keep is not None:
-        print(f"logs in {workdir}")
-    elif result.ok:
-        shutil.rmtree(workdir, ignore_errors=True)
-    else:
-        print(f"logs kept in {workdir}")
-    return 0 if result.ok else 1
+    return runner.finish(format_result(result), result.ok, workdir, keep)

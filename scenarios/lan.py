@@ -16,7 +16,6 @@ is torn down. Teardown happens however the run ends (see ``scenarios.netns``).
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import tempfile
 import time
@@ -255,11 +254,4 @@ def run(args: argparse.Namespace) -> int:
         print("ring scenario lan: terminated; the LAN is torn down", file=sys.stderr)
         print(f"logs kept in {workdir}", file=sys.stderr)
         return exc.code if isinstance(exc.code, int) else 1
-    print(format_result(result), flush=True)
-    if keep is not None:
-        print(f"logs in {workdir}")
-    elif result.ok:
-        shutil.rmtree(workdir, ignore_errors=True)
-    else:
-        print(f"logs kept in {workdir}")
-    return 0 if result.ok else 1
+    return runner.finish(format_result(result), result.ok, workdir, keep)

@@ -90,7 +90,7 @@ class ScenarioResult:
         return self.error is None and bool(self.checks) and all(c.ok for c in self.checks)
 
 
-class _Process:
+class ChildProcess:
     """One child process; threads copy its output to lists and to files in the workdir."""
 
     def __init__(
@@ -218,11 +218,11 @@ def run_scenario(
     event_logs = {nick: workdir / f"{nick}.events.jsonl" for nick in nicks}
     ring = ring_command()
     wrap = prefix or (lambda _name: ())
-    processes: list[_Process] = []
+    processes: list[ChildProcess] = []
     started = time.monotonic()
     deadline = started + timeout
     try:
-        table = _Process(
+        table = ChildProcess(
             TABLE,
             [
                 *ring,
@@ -261,11 +261,11 @@ def run_scenario(
                     "--events", str(event_logs[nick]),
                     *peer_args,
                 ]  # fmt: skip
-                processes.append(_Process(nick, argv, workdir, wrap(nick)))
+                processes.append(ChildProcess(nick, argv, workdir, wrap(nick)))
             fields = {"host": host, "port": port, "table": f"{host}:{port}", "workdir": workdir}
             for number, command in enumerate(extra_peers, 1):
                 argv = [part.format(**fields) for part in command]
-                processes.append(_Process(f"x{number}", argv, workdir, wrap(f"x{number}")))
+                processes.append(ChildProcess(f"x{number}", argv, workdir, wrap(f"x{number}")))
         # A table that never listened has no game to wait for: kill it now.
         for process in processes if result.error is None else []:
             if not process.wait(deadline):
@@ -333,6 +333,18 @@ def parse_name(name: str) -> int:
     return players
 
 
+def finish(text: str, ok: bool, workdir: Path, keep: Path | None) -> int:
+    """Print a scenario's report; keep its logs if asked or if it failed; its exit code."""
+    print(text, flush=True)
+    if keep is not None:
+        print(f"logs in {workdir}")
+    elif ok:
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        print(f"logs kept in {workdir}")
+    return 0 if ok else 1
+
+
 def run(args: argparse.Namespace) -> int:
     """``ring scenario NAME [--seed S] [--timeout T] [--keep DIR]``."""
     if args.name.startswith("fault-"):
@@ -354,11 +366,4 @@ def run(args: argparse.Namespace) -> int:
     keep = Path(args.keep) if args.keep else None
     workdir = keep or Path(tempfile.mkdtemp(prefix=f"ring-scenario-{players}-"))
     result = run_scenario(players, seed, workdir=workdir, timeout=args.timeout)
-    print(format_result(result), flush=True)
-    if keep is not None:
-        print(f"logs in {workdir}")
-    elif result.ok:
-        shutil.rmtree(workdir, ignore_errors=True)
-    else:
-        print(f"logs kept in {workdir}")
-    return 0 if result.ok else 1
+    return finish(format_result(result), result.ok, workdir, keep)
