@@ -1,0 +1,1 @@
+"""FishNet (two-player Go Fish): the pure rules, and later its protocol and server."""
