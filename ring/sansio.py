@@ -7,6 +7,7 @@ serves them all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 
@@ -18,6 +19,21 @@ class NeedData:
 
 
 NEED_DATA = NeedData()
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Input the receiver must answer with its protocol's error; ``reason`` says why.
+
+    The connection stays usable: the protocol has already resynchronised.
+    """
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The other side closed its end."""
 
 
 class SansIO(Protocol):

@@ -46,7 +46,7 @@ from ring.oldmaid.messages import (
     decode,
     encode,
 )
-from ring.sansio import NEED_DATA, NeedData
+from ring.sansio import NEED_DATA, Closed, Invalid, NeedData
 
 
 class Role(enum.Enum):
@@ -77,13 +77,6 @@ class Answered:
 
 
 @dataclass(frozen=True, slots=True)
-class Invalid:
-    """A request we must answer with ``error``; ``reason`` says what was wrong."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
 class Farewell:
     """An error written just before closing a connection that broke the framing.
 
@@ -92,11 +85,6 @@ class Farewell:
     """
 
     reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Closed:
-    """The other side closed its end."""
 
 
 Event = Request | Answered | Invalid | Closed | NeedData

@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from ring.sansio import NEED_DATA, NeedData
+from ring.sansio import NEED_DATA, Closed, Invalid, NeedData
 from services.fishnet.rules import BOOK_SIZE, RANK_COUNT
 
 MAX_LINE = 4096  # bytes of line content (WIRE.md: 4 KiB for the line protocols)
@@ -377,18 +377,6 @@ class Phase(enum.Enum):
     BEFORE_PLAY = "before play"
     PLAYING = "playing"
     OVER = "over"
-
-
-@dataclass(frozen=True, slots=True)
-class Invalid:
-    """A client line the server answers with ``error <reason>``; nothing changed."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Closed:
-    """The other side closed its end."""
 
 
 Event = Message | Invalid | Closed | NeedData
