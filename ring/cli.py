@@ -50,7 +50,8 @@ _MDNS_INTERFACE_HELP = "the one interface address to use mDNS on; 0.0.0.0: all"
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ring", description="Old Maid ring: table, peers and scenarios."
+        prog="ring",
+        description="Old Maid ring, game servers and clients for course game labs.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -204,7 +205,132 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["oldmaid", "fishnet", "reversi", "notipping"],
         help="only this kind of table (repeatable; default: all kinds)",
     )
+    _add_serve(commands)
+    _add_fishnet_clients(commands)
+
+    gofish = commands.add_parser(
+        "gofish", help="play the interactive Go Fish game against 1-5 computer players"
+    )
+    gofish.add_argument("--seed", type=int, help="seed for shuffles and computer choices")
     return parser
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) < 65536:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {text!r}")
+    return int(text)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return int(text)
+
+
+def _add_serve(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser(
+        "serve", help="run a game server with its built-in players (FishNet)"
+    )
+    serve.add_argument(
+        "--fishnet",
+        nargs="?",
+        const=1530,
+        type=_port,
+        metavar="PORT",
+        help="serve FishNet (Go Fish) on PORT (default 1530; 0: any free port)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--seed", type=int, help="server seed: replays every game (default: random)")
+    serve.add_argument(
+        "--youmake", action="store_true", help="tell a player its own books (later handout)"
+    )
+    serve.add_argument("--transcript", metavar="DIR", help="write one JSON-lines file per game")
+    serve.add_argument(
+        "--bot-moves",
+        choices=["random", "first", "second"],
+        default="random",
+        help="against a built-in player, whether it moves first (default: random, seeded)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        default=120.0,
+        metavar="SECONDS",
+        help="close a connection that sends no play for this long",
+    )
+    serve.add_argument(
+        "--wait-timeout",
+        type=_seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="longest wait for a named opponent to ask for the same game",
+    )
+    serve.add_argument(
+        "--move-timeout",
+        type=_seconds,
+        default=120.0,
+        metavar="SECONDS",
+        help="a player who does not answer yourturn within this loses",
+    )
+    serve.add_argument(
+        "--max-moves",
+        type=_positive,
+        default=1000,
+        metavar="N",
+        help="end a game by its books after N requests and passes",
+    )
+    serve.add_argument("--max-connections", type=_positive, default=256, metavar="N")
+    serve.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        help="advertise over mDNS (default: only when --host is not a loopback address)",
+    )
+    serve.add_argument("--mdns-interface", type=_ipv4, metavar="ADDR", help=_MDNS_INTERFACE_HELP)
+    serve.add_argument("--name", type=_service_name, help="mDNS instance name (default: fishnet)")
+
+
+def _add_fishnet_clients(commands: argparse._SubParsersAction) -> None:
+    play = commands.add_parser("play", help="play a game server's game from this terminal")
+    bot = commands.add_parser("bot", help="run a built-in player as a network client")
+    for parser in (play, bot):
+        parser.add_argument("game", choices=["fishnet"], help="which game")
+        parser.add_argument(
+            "--server",
+            type=_address,
+            default=("127.0.0.1", 1530),
+            metavar="HOST:PORT",
+            help="where the server listens (default 127.0.0.1:1530)",
+        )
+        parser.add_argument("--name", required=True, help="your team name (no spaces)")
+        parser.add_argument(
+            "--opponent",
+            required=True,
+            help="a built-in player (spot, bob, alice, smarx) or a team",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=_seconds,
+            default=600.0,
+            metavar="SECONDS",
+            help="longest wait for the server (the opponent may be a person thinking)",
+        )
+        parser.add_argument(
+            "--quit",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="send the later handout's closing quit after the game (default: on)",
+        )
+    bot.add_argument(
+        "--level",
+        required=True,
+        type=str.lower,
+        choices=["spot", "bob", "alice", "smarx"],
+        help="which built-in player plays",
+    )
+    bot.add_argument("--seed", type=int, help="seed for the player's choices")
+    bot.add_argument(
+        "--games", type=_positive, default=1, metavar="N", help="play N games one after another"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -228,6 +354,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ring.discovery import run as run_discover
 
         return run_discover(args)
+    if args.command == "serve":
+        if args.fishnet is None:
+            parser.error("choose a game to serve: --fishnet [PORT]")
+        from services.fishnet.server import run as run_fishnet_server
+
+        return run_fishnet_server(args)
+    if args.command in ("play", "bot"):
+        from services.fishnet.client import run as run_fishnet_client
+
+        return run_fishnet_client(args)
+    if args.command == "gofish":
+        from services.gofish.cli import run as run_gofish
+
+        return run_gofish(args)
     raise AssertionError(args.command)
 
 

@@ -17,6 +17,8 @@ import trio
 from ring.sansio import NEED_DATA, SansIO
 
 READ_SIZE = 65536
+# What a send raises when the other side is gone or does not read.
+SEND_FAILED = (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError)
 Observer = Callable[[str, Any], None]
 
 
@@ -54,6 +56,15 @@ class Connection:
                 self.observer("out", message)
             with trio.fail_after(self.timeout if timeout is None else timeout):
                 await self.stream.send_all(data)
+
+    async def send_or_close(self, message: Any, *, timeout: float | None = None) -> bool:
+        """Send; if the other side cannot take it (gone, or too slow), close and return False."""
+        try:
+            await self.send(message, timeout=timeout)
+        except SEND_FAILED:
+            await self.aclose()
+            return False
+        return True
 
     async def receive(self, *, timeout: float | None = None) -> Any:
         """The next event; ``trio.TooSlowError`` if none comes within the timeout.

@@ -186,13 +186,16 @@ def _check_player(player: object) -> int:
 class FishNetGame:
     """One two-player game, from the deal to the result.
 
-    ``FishNetGame(seed)`` shuffles and picks the first player from the seed;
+    ``FishNetGame(seed)`` shuffles and picks the first player from the seed
+    (``first`` overrides the pick, and leaves the deck as the seed made it);
     ``from_deck`` and ``from_position`` set up exact games for tests.
     """
 
-    def __init__(self, seed: int | str) -> None:
+    def __init__(self, seed: int | str, first: int | None = None) -> None:
         deck = shuffled(full_deck(), random.Random(f"fishnet-deck:{seed}"))
-        first = random.Random(f"fishnet-first:{seed}").randrange(len(PLAYERS))
+        if first is None:
+            first = random.Random(f"fishnet-first:{seed}").randrange(len(PLAYERS))
+        _check_player(first)
         self._reset()
         self._deal(deck, first)
 
@@ -368,6 +371,19 @@ class FishNetGame:
         self._turn = 1 - player
         self._check_over()
         return Passed(player, fished, books, self.turn, self._over)
+
+    def stop(self) -> None:
+        """End the game where it stands; the result is by the books made so far.
+
+        For the referee's own limits (a cap on moves: two players who only
+        pass on an empty deck would never finish).
+        """
+        self._over = True
+
+    @property
+    def moves(self) -> int:
+        """Requests and passes so far."""
+        return self._moves
 
     # -- helpers --------------------------------------------------------------------
 

@@ -22,7 +22,6 @@ import ipaddress
 import itertools
 import math
 import secrets
-import signal
 import sys
 import traceback
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from ring.oldmaid.messages import (
     ok,
 )
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
+from ring.shutdown import EXIT_TERMINATED, raise_on_sigterm, stop_code
 from ring.transport import Connection, plain_ip
 from services.oldmaid.referee import (
     MAX_PLAYERS,
@@ -171,9 +171,6 @@ class _Client:
     closed: bool = False
 
 
-_SEND_FAILED = (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError)
-
-
 class _Table:
     def __init__(self, config: TableConfig, seed: int, transcript: Transcript) -> None:
         self.config = config
@@ -244,12 +241,7 @@ class _Table:
 
     async def _send(self, client: _Client, message: Any) -> bool:
         """Write one message; a client that cannot take it is closed."""
-        try:
-            await client.conn.send(message)
-        except _SEND_FAILED:
-            await client.conn.aclose()
-            return False
-        return True
+        return await client.conn.send_or_close(message)
 
     def _observe(self, client: _Client, direction: str, message: Any) -> None:
         if isinstance(message, Closed):
@@ -580,7 +572,7 @@ async def _serve_and_announce(config: TableConfig) -> TableOutcome:
         nursery.cancel_scope.cancel()  # the SIGTERM watcher
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_stop_on_sigterm)
+        nursery.start_soon(raise_on_sigterm)
         try:
             host, port = await nursery.start(play)
         except TableError as exc:
@@ -595,16 +587,6 @@ async def _serve_and_announce(config: TableConfig) -> TableOutcome:
     return outcome[0]
 
 
-class Terminated(Exception):
-    """SIGTERM: shut down as cleanly as for Ctrl-C (withdraw the mDNS service too)."""
-
-
-async def _stop_on_sigterm() -> None:
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
-            raise Terminated
-
-
 def run(args: argparse.Namespace) -> int:
     """``ring table``: 0 after a game over, 1 after an abort, 2 if it could not run."""
     config = TableConfig.from_args(args)
@@ -616,19 +598,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"table: {exc}", file=sys.stderr)
         return 2
     except BaseException as exc:
-        if _interrupted(exc, Terminated):
-            print("game aborted: the table was terminated", flush=True)
-            return 143
-        if not _interrupted(exc, KeyboardInterrupt):
+        code = stop_code(exc)
+        if code is None:
             raise
-        print("game aborted: the table was interrupted", flush=True)
-        return 130
+        how = "terminated" if code == EXIT_TERMINATED else "interrupted"
+        print(f"game aborted: the table was {how}", flush=True)
+        return code
     print(outcome.line, flush=True)
     return 0 if outcome.state is GameState.OVER else 1
-
-
-def _interrupted(exc: BaseException, kind: type[BaseException]) -> bool:
-    """``exc`` is ``kind``, possibly wrapped in exception groups by the nurseries it crossed."""
-    if isinstance(exc, BaseExceptionGroup):
-        return exc.split(kind)[1] is None
-    return isinstance(exc, kind)

@@ -1,0 +1,172 @@
+"""FishNet clients over TCP: one game's conversation, for a bot or a person.
+
+``play_one_game`` sends ``play``, hands every server line to an ``Agent`` and
+sends the agent's answer to each ``yourturn``, until the result. The agent
+is a built-in player (``BotAgent``: ``ring bot fishnet``) or the terminal
+(``services.fishnet.terminal``: ``ring play fishnet``). Every wait on the
+server has a timeout; the server's lines are checked by the sans-IO ``Link``,
+so a server that breaks the protocol ends the game with a clear message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from dataclasses import dataclass
+from typing import Protocol, TextIO
+
+import trio
+
+from ring.net import dial
+from ring.sansio import Closed
+from ring.transport import Connection
+from services.fishnet.players import Player, make_player
+from services.fishnet.protocol import (
+    END_MESSAGES,
+    Error,
+    Link,
+    Play,
+    ProtocolError,
+    Quit,
+    Role,
+    TieGame,
+    YouLose,
+    YourTurn,
+    YouWin,
+    encode,
+    parse_line,
+)
+from services.fishnet.rules import Result
+
+
+class Agent(Protocol):
+    async def hear(self, line: str) -> str | None:
+        """One server line (without its newline); the answer line to ``yourturn``."""
+
+
+class ClientError(Exception):
+    """The game could not be played to its end: no server, a lost connection, a timeout."""
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    result: Result
+    lines: int  # server lines heard
+
+
+_GONE = (trio.BrokenResourceError, trio.ClosedResourceError)
+_RESULTS = {YouWin: Result.WIN, YouLose: Result.LOSE, TieGame: Result.TIE}
+
+
+async def play_one_game(
+    address: tuple[str, int],
+    team: str,
+    opponent: str,
+    agent: Agent,
+    *,
+    timeout: float,
+    connect_timeout: float = 10.0,
+    send_quit: bool = True,
+) -> GameEnd:
+    """Play one game to its result; ``ClientError`` if it cannot end normally."""
+    host, port = address
+    try:
+        stream = await dial(host, port, timeout=connect_timeout)
+    except (OSError, trio.TooSlowError) as exc:
+        raise ClientError(f"cannot connect to {host}:{port}: {_why(exc)}") from None
+    conn = Connection(stream, Link(Role.CLIENT), timeout=timeout)
+    lines = 0
+    try:
+        await conn.send(Play(team, opponent))
+        while True:
+            event = await conn.receive()
+            if isinstance(event, Closed):
+                raise ClientError("the server closed the connection before the game ended")
+            lines += 1
+            answer = await agent.hear(encode(event).decode().rstrip("\n"))
+            if isinstance(event, YourTurn):
+                if answer is None:  # the person left the game
+                    await conn.send(Quit())
+                    raise ClientError("you left the game")
+                move = parse_line(answer.encode(), Role.SERVER)
+                await conn.send(move)
+            if isinstance(event, END_MESSAGES):
+                if send_quit:
+                    # The server may already have closed: the quit is a courtesy.
+                    with trio.move_on_after(1), contextlib.suppress(*_GONE):
+                        await conn.send(Quit())
+                return GameEnd(_RESULTS[type(event)], lines)
+    except trio.TooSlowError:
+        raise ClientError(f"the server sent nothing for {timeout:g} s") from None
+    except _GONE as exc:
+        raise ClientError(f"the connection broke: {_why(exc)}") from None
+    except ProtocolError as exc:
+        raise ClientError(f"the server broke the protocol: {exc}") from None
+    finally:
+        await conn.aclose()
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, trio.TooSlowError):
+        return "timed out"
+    return str(exc) or type(exc).__name__
+
+
+class BotAgent:
+    """A built-in player as a client: it hears exactly what a student's client hears."""
+
+    def __init__(self, player: Player, *, errors: TextIO | None = None) -> None:
+        self.player = player
+        self.errors = errors
+
+    async def hear(self, line: str) -> str | None:
+        if line.startswith(Error.command) and self.errors is not None:
+            print(f"server says: {line}", file=self.errors, flush=True)
+        return self.player.hear(line)
+
+
+# -- the commands ------------------------------------------------------------------------
+
+
+_RESULT_WORDS = {Result.WIN: "won", Result.LOSE: "lost", Result.TIE: "tied"}
+
+
+async def _run_bot(args: argparse.Namespace) -> int:
+    tally = {result: 0 for result in Result}
+    for game in range(args.games):
+        seed = None if args.seed is None else f"{args.seed}:{game}"
+        agent = BotAgent(make_player(args.level, seed), errors=sys.stderr)
+        try:
+            end = await play_one_game(
+                args.server,
+                args.name,
+                args.opponent,
+                agent,
+                timeout=args.timeout,
+                send_quit=args.quit,
+            )
+        except ClientError as exc:
+            print(f"{args.name}: {exc}", file=sys.stderr)
+            return 1
+        tally[end.result] += 1
+        print(f"{args.name} ({args.level}) {_RESULT_WORDS[end.result]} against {args.opponent}")
+    if args.games > 1:
+        wins, ties, losses = (tally[r] for r in (Result.WIN, Result.TIE, Result.LOSE))
+        print(f"{args.name}: {wins} won, {ties} tied, {losses} lost")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """``ring bot fishnet`` and ``ring play fishnet``: 0 after full games, 1 otherwise."""
+    if args.command == "bot":
+        main = _run_bot
+    else:
+        from services.fishnet.terminal import run_terminal as main
+    try:
+        return trio.run(main, args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,660 @@
+"""The FishNet server over TCP: pairing, the built-in players, many games at once.
+
+A thin Trio layer: the rules are ``FishNetGame``, what each player is told is
+``Referee``, and each connection's conversation is the sans-IO ``Link``.
+Each connection has a reader task that answers bad lines itself (``error
+<reason>``, and ``yourturn`` again when the turn is the client's) and
+forwards good moves, quits and closes to its game's inbox. A game runs in the
+task of its first client and is the only reader of its inbox, so its state
+has one owner.
+
+Pairing: ``play <team> <opponent>`` with a built-in player's name (any case)
+starts a game at once; otherwise the client waits until a client sends
+``play <opponent> <team>``, at most ``wait_timeout``.
+
+Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
+
+- A game's seed is ``<server seed>:<name>:<name>:<n>`` (the two names in
+  lower case and sorted, n counting their earlier games on this server), so a
+  server seed replays each game whatever else runs at the same time.
+- A player who closes, sends ``quit`` mid-game, or does not answer
+  ``yourturn`` within ``move_timeout`` loses: it gets ``error move_timeout``
+  and ``youlose`` (if still connected); the opponent gets ``error
+  opponent_left`` or ``error opponent_timed_out`` and ``youwin``.
+- After ``max_moves`` requests and passes (two players passing on an empty
+  deck would never finish) both get ``error move_limit`` and the result by
+  the books made so far.
+- A line over 4 KiB gets ``error line_too_long`` and the connection closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import ipaddress
+import itertools
+import math
+import secrets
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from ring.events import EventLog
+from ring.net import mark_established, serve
+from ring.sansio import Closed, Invalid
+from ring.shutdown import raise_on_sigterm, raised, stop_code
+from ring.transport import Connection
+from services.fishnet.players import COMPUTER_PLAYERS, Player, make_player
+from services.fishnet.protocol import (
+    Error,
+    Link,
+    Pass,
+    Play,
+    Quit,
+    RemoteProtocolError,
+    Request,
+    Role,
+    ServerMessage,
+    TieGame,
+    YouLose,
+    YourTurn,
+    YouWin,
+    encode,
+    name_key,
+    parse_line,
+)
+from services.fishnet.referee import Referee, Tell
+from services.fishnet.rules import FishNetGame, Result, RuleError
+
+if TYPE_CHECKING:
+    from ring.discovery import Advertiser
+
+DEFAULT_PORT = 1530
+BOT_MOVES = ("random", "first", "second")
+_INBOX_SIZE = 16
+
+GameFactory = Callable[[str, "int | None"], FishNetGame]
+
+
+class ServerError(Exception):
+    """The server could not run at all (port in use, transcript folder not writable)."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    seed: int | None = None  # None: a random seed, printed at start
+    youmake: bool = False  # the later edition's "youmake r"
+    transcript_dir: str | Path | None = None  # one JSON-lines file per game
+    bot_moves: str = "random"  # against a built-in player: who moves first
+    idle_timeout: float = 120.0  # to send "play"
+    wait_timeout: float = 600.0  # for a named opponent to come
+    move_timeout: float = 120.0  # to answer "yourturn"
+    send_timeout: float = 10.0
+    max_moves: int = 1000
+    max_connections: int = 256
+    advertise: bool | None = None  # None: only when not on a loopback address
+    mdns_interface: str | None = None
+    mdns_name: str = "fishnet"
+    # Tests deal exact games: (game seed, first player or None) -> game.
+    make_game: GameFactory = field(default=FishNetGame, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.bot_moves not in BOT_MOVES:
+            raise ValueError(f"bot_moves is one of {', '.join(BOT_MOVES)}")
+        if self.max_moves < 1:
+            raise ValueError("max_moves must be at least 1")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ServerConfig:
+        return cls(
+            host=args.host,
+            port=args.fishnet,
+            seed=args.seed,
+            youmake=args.youmake,
+            transcript_dir=args.transcript,
+            bot_moves=args.bot_moves,
+            idle_timeout=args.idle_timeout,
+            wait_timeout=args.wait_timeout,
+            move_timeout=args.move_timeout,
+            max_moves=args.max_moves,
+            max_connections=args.max_connections,
+            advertise=args.advertise,
+            mdns_interface=args.mdns_interface,
+            mdns_name=args.name or "fishnet",
+        )
+
+
+@dataclass(frozen=True)
+class GameReport:
+    """How one game ended, as the server logs it."""
+
+    number: int
+    seed: str
+    names: tuple[str, str]
+    books: tuple[int, int]
+    winner: int | None  # seat; None for a tie (or a game that never started)
+    reason: str  # "books", "move_limit", "<name> left", "<name> timed out", "no opponent"
+
+    @property
+    def line(self) -> str:
+        a, b = self.names
+        score = f"{a} {self.books[0]} - {self.books[1]} {b}"
+        verdict = "tie" if self.winner is None else f"{self.names[self.winner]} wins"
+        suffix = "" if self.reason == "books" else f" ({self.reason})"
+        return f"game {self.number}: {score}: {verdict}{suffix}"
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**32)
+
+
+# -- seats ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Client:
+    number: int  # accept order
+    peer: str
+    conn: Connection
+    link: Link
+    name: str | None = None  # the team name, once "play" was accepted
+    game: _Game | None = None
+    seat: int = 0
+    early: list[dict[str, Any]] = field(default_factory=list)  # transcript before the game
+
+
+@dataclass(eq=False)
+class _Bot:
+    name: str
+    player: Player
+
+
+_Seat = _Client | _Bot
+
+
+@dataclass(frozen=True)
+class _Joined:
+    """The waiting game's second client has arrived."""
+
+
+_Move = Request | Pass
+_InboxItem = tuple[int, _Move | Quit | Closed | _Joined]
+
+
+# -- one game ------------------------------------------------------------------------
+
+
+class _Game:
+    def __init__(self, server: FishNetServer, number: int, first: _Client, team: str) -> None:
+        self.server = server
+        self.number = number
+        self.seats: list[_Seat] = [first]
+        self.names = [team]
+        self.to_inbox, self.inbox = trio.open_memory_channel[_InboxItem](_INBOX_SIZE)
+        self.finished = trio.Event()
+        self.seed = ""
+        self.referee: Referee | None = None
+        self.gone: set[int] = set()  # seats whose connection is closed
+        self.report: GameReport | None = None
+        self.leaver: int | None = None  # the seat that closed or quit mid-game
+        self.timed_out: int | None = None  # the seat that did not answer yourturn in time
+        self.capped = False  # ended by the move limit
+        self.log = EventLog(server.transcript_path(number), flush_each=True)
+        self._attach(first, 0)
+
+    def _attach(self, client: _Client, seat: int) -> None:
+        client.game, client.seat = self, seat
+        for record in client.early:
+            self.log.record(**record)
+        client.early.clear()
+
+    def add_client(self, client: _Client, team: str) -> None:
+        self.seats.append(client)
+        self.names.append(team)
+        self._attach(client, 1)
+        # Never blocks: the inbox is empty until the game starts, but for its
+        # first client's quit or close (and then nobody is waiting to join).
+        self.to_inbox.send_nowait((1, _Joined()))
+
+    def add_bot(self, name: str) -> None:
+        self.seats.append(_Bot(name, make_player(name, 0)))  # seeded again at start
+        self.names.append(name)
+
+    # -- running ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            if len(self.seats) == 1 and not await self._wait_for_opponent():
+                return
+            await self._play()
+        finally:
+            self.server.games_running.discard(self)
+            self.finished.set()
+            self.log.close()
+            with trio.CancelScope(shield=True):
+                for seat in self.seats:
+                    if isinstance(seat, _Client):
+                        await seat.conn.aclose()
+
+    async def _wait_for_opponent(self) -> bool:
+        config = self.server.config
+        with trio.move_on_after(config.wait_timeout):
+            while True:
+                _seat, item = await self.inbox.receive()
+                if isinstance(item, _Joined):
+                    return True
+                if isinstance(item, Closed | Quit):
+                    self.server.withdraw(self)
+                    return False
+        self.server.withdraw(self)
+        await self._tell(0, Error("no_opponent_came"))
+        self._finish(None, "no opponent")
+        return False
+
+    def _start(self) -> None:
+        server = self.server
+        keys = sorted(name_key(name) for name in self.names)
+        self.seed = server.game_seed(keys)
+        first: int | None = None
+        bot_seat = next((i for i, s in enumerate(self.seats) if isinstance(s, _Bot)), None)
+        if bot_seat is not None:
+            bot = self.seats[bot_seat]
+            assert isinstance(bot, _Bot)
+            bot.player = make_player(bot.name, f"{self.seed}:bot")
+            if server.config.bot_moves == "first":
+                first = bot_seat
+            elif server.config.bot_moves == "second":
+                first = 1 - bot_seat
+        game = server.config.make_game(self.seed, first)
+        self.referee = Referee(game, youmake=server.config.youmake)
+        self.log.write(
+            "start",
+            game=self.number,
+            seed=self.seed,
+            names=self.names,
+            bots=[isinstance(s, _Bot) for s in self.seats],
+            first=game.first_player,
+        )
+        server.games_running.add(self)
+
+    async def _play(self) -> None:
+        self._start()
+        referee = self.referee
+        assert referee is not None
+        game, config = referee.game, self.server.config
+        if not await self._tell_all(referee.deal()):
+            return await self._forfeit()
+        while not game.over:
+            if game.moves >= config.max_moves:
+                await self._tell_both(Error("move_limit"))
+                game.stop()
+                self.capped = True
+                break
+            seat = game.turn
+            assert seat is not None
+            tells = await self._next_move(seat)
+            if tells is None or not await self._tell_all(tells):
+                return await self._forfeit()
+        reason = "move_limit" if self.capped else "books"
+        for tell in referee.ending():
+            await self._tell(tell.seat, tell.message)
+        self._finish(game.winner(), reason)
+
+    async def _next_move(self, seat: int) -> list[Tell] | None:
+        """The tells of the player's move; None if a player left or it ran out of time."""
+        referee = self.referee
+        assert referee is not None
+        player = self.seats[seat]
+        if isinstance(player, _Bot):
+            reply = player.player.hear("yourturn")
+            move = parse_line((reply or "").encode(), Role.SERVER)
+            assert isinstance(move, Request | Pass), reply
+            self.log.record(seat=seat, name=player.name, dir="in", line=reply)
+            return referee.act(seat, move)  # a built-in player's RuleError is a bug
+        if not await self._tell(seat, YourTurn()):
+            return None
+        with trio.move_on_after(self.server.config.move_timeout):
+            while True:
+                sender, item = await self.inbox.receive()
+                if isinstance(item, Closed | Quit):
+                    self.leaver = sender
+                    return None
+                assert sender == seat and isinstance(item, Request | Pass), (sender, item)
+                try:
+                    return referee.act(seat, item)
+                except RuleError as exc:
+                    if not (await self._tell(seat, Error(exc.reason))) or not (
+                        await self._tell(seat, YourTurn())
+                    ):
+                        return None
+        self.timed_out = seat
+        return None
+
+    async def _forfeit(self) -> None:
+        """A player left, broke its connection, or ran out of time: it loses."""
+        if self.timed_out is not None:
+            loser, why, reason = self.timed_out, "opponent_timed_out", "timed out"
+            await self._tell(loser, Error("move_timeout"))
+            await self._tell(loser, _result(Result.LOSE))
+        else:
+            # A quit leaves the connection open: it gets nothing more either.
+            loser = self.leaver if self.leaver is not None else min(self.gone)
+            self.gone.add(loser)
+            why, reason = "opponent_left", "left"
+        winner = 1 - loser
+        if winner not in self.gone:
+            await self._tell(winner, Error(why))
+            await self._tell(winner, _result(Result.WIN))
+        self._finish(winner, f"{self.names[loser]} {reason}")
+
+    def _finish(self, winner: int | None, reason: str) -> None:
+        game = self.referee.game if self.referee is not None else None
+        books = (len(game.books(0)), len(game.books(1))) if game is not None else (0, 0)
+        names = (self.names[0], self.names[1] if len(self.names) > 1 else "-")
+        self.report = GameReport(self.number, self.seed, names, books, winner, reason)
+        self.log.write("end", winner=winner, books=list(books), reason=reason)
+        self.server.reported(self.report)
+
+    # -- telling -------------------------------------------------------------------
+
+    async def _tell_all(self, tells: list[Tell]) -> bool:
+        """Deliver in order; False as soon as a client cannot be told."""
+        for tell in tells:
+            if not await self._tell(tell.seat, tell.message):
+                return False
+        return True
+
+    async def _tell_both(self, message: ServerMessage) -> None:
+        for seat in (0, 1):
+            await self._tell(seat, message)
+
+    async def _tell(self, seat: int, message: ServerMessage) -> bool:
+        player = self.seats[seat]
+        if isinstance(player, _Bot):
+            line = encode(message).decode().rstrip("\n")
+            self.log.record(seat=seat, name=player.name, dir="out", line=line)
+            if not isinstance(message, YourTurn):  # asked for in _next_move
+                player.player.hear(line)
+            return True
+        if seat in self.gone:
+            return False
+        if not await player.conn.send_or_close(message):
+            self.gone.add(seat)
+            return False
+        return True
+
+
+def _result(result: Result) -> ServerMessage:
+    return {Result.WIN: YouWin(), Result.LOSE: YouLose(), Result.TIE: TieGame()}[result]
+
+
+# -- the server ----------------------------------------------------------------------
+
+
+class FishNetServer:
+    def __init__(self, config: ServerConfig, seed: int) -> None:
+        self.config = config
+        self.seed = seed
+        self.games_running: set[_Game] = set()
+        self.reports: list[GameReport] = []
+        self.on_report: Callable[[GameReport], object] | None = None
+        self.address: tuple[str, int] = ("", 0)  # set once listening
+        self._numbers = itertools.count(1)
+        self._game_numbers = itertools.count(1)
+        self._pair_counts: collections.Counter[tuple[str, ...]] = collections.Counter()
+        # Waiting games by (team, opponent) name keys, oldest first.
+        self._waiting: dict[tuple[str, str], collections.deque[_Game]] = {}
+
+    # -- bookkeeping ---------------------------------------------------------------
+
+    def game_seed(self, keys: list[str]) -> str:
+        pair = tuple(keys)
+        n = self._pair_counts[pair]
+        self._pair_counts[pair] += 1
+        return f"{self.seed}:{keys[0]}:{keys[1]}:{n}"
+
+    def transcript_path(self, number: int) -> Path | None:
+        folder = self.config.transcript_dir
+        return None if folder is None else Path(folder) / f"game-{number:06d}.jsonl"
+
+    def withdraw(self, game: _Game) -> None:
+        for queue in self._waiting.values():
+            if game in queue:
+                queue.remove(game)
+
+    def reported(self, report: GameReport) -> None:
+        self.reports.append(report)
+        if self.on_report is not None:
+            self.on_report(report)
+
+    # -- connections ---------------------------------------------------------------
+
+    async def handle(self, stream: trio.SocketStream) -> None:
+        link = Link(Role.SERVER)
+        conn = Connection(stream, link, timeout=self.config.send_timeout)
+        address = conn.remote_address
+        peer = f"{address[0]}:{address[1]}" if address else "?"
+        client = _Client(next(self._numbers), peer, conn, link)
+        conn.observer = functools.partial(self._observe, client)
+        try:
+            await self._converse(client)
+        except Exception:
+            # A bug in one game must not take the others down with it.
+            print(f"fishnet: internal error on connection {client.number}:", file=sys.stderr)
+            traceback.print_exc()
+
+    async def _converse(self, client: _Client) -> None:
+        play = await self._await_play(client)
+        if play is None:
+            return
+        mark_established()  # never evicted at the connection cap from now on
+        client.name = play.team
+        bot = COMPUTER_PLAYERS.get(name_key(play.opponent))
+        joined = None if bot is not None else self._match(play)
+        if joined is not None:
+            joined.add_client(client, play.team)
+            game = joined
+        else:
+            game = _Game(self, next(self._game_numbers), client, play.team)
+            if bot is not None:
+                game.add_bot(bot.name)
+            else:
+                key = (name_key(play.team), name_key(play.opponent))
+                self._waiting.setdefault(key, collections.deque()).append(game)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._read, client, game)
+            if joined is None:
+                await game.run()
+            else:
+                await game.finished.wait()
+            nursery.cancel_scope.cancel()
+
+    def _match(self, play: Play) -> _Game | None:
+        key = (name_key(play.opponent), name_key(play.team))
+        queue = self._waiting.get(key)
+        if not queue:
+            return None
+        game = queue.popleft()
+        if not queue:
+            del self._waiting[key]
+        return game
+
+    async def _await_play(self, client: _Client) -> Play | None:
+        while True:
+            try:
+                event = await client.conn.receive(timeout=self.config.idle_timeout)
+            except trio.TooSlowError:
+                await self._send(client, Error("idle_timeout"))
+                return None
+            except RemoteProtocolError as exc:
+                await self._send(client, Error(exc.reason))
+                return None
+            if isinstance(event, Play):
+                return event
+            if isinstance(event, Closed | Quit):
+                return None
+            reason = event.reason if isinstance(event, Invalid) else "play_first"
+            if not await self._send(client, Error(reason)):
+                return None
+
+    async def _read(self, client: _Client, game: _Game) -> None:
+        """Answer bad lines at once; forward moves, the first quit and the close to the game."""
+        quit_sent = False
+        while True:
+            try:
+                event = await client.conn.receive(timeout=math.inf)
+            except RemoteProtocolError as exc:
+                await self._send(client, Error(exc.reason))
+                event = Closed()
+            if isinstance(event, Invalid):
+                # WIRE.md: on the client's own turn, it is asked again.
+                if await self._send(client, Error(event.reason)) and client.link.client_has_turn:
+                    await self._send(client, YourTurn())
+                continue
+            if isinstance(event, Quit):
+                if quit_sent:
+                    continue
+                quit_sent = True
+            try:
+                await game.to_inbox.send((client.seat, event))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+            if isinstance(event, Closed):
+                return
+
+    async def _send(self, client: _Client, message: ServerMessage) -> bool:
+        return await client.conn.send_or_close(message)
+
+    def _observe(self, client: _Client, direction: str, message: Any) -> None:
+        if isinstance(message, Closed):
+            record: dict[str, Any] = {"dir": "in", "closed": True}
+        elif isinstance(message, Invalid):
+            record = {"dir": "in", "invalid": message.reason}
+        else:
+            record = {"dir": direction, "line": encode(message).decode().rstrip("\n")}
+        record = {"conn": client.number, "peer": client.peer, "name": client.name, **record}
+        game = client.game
+        if game is None:
+            client.early.append({"t": time.monotonic(), **record})
+        else:
+            game.log.record(seat=client.seat, **record)
+
+    # -- mDNS ----------------------------------------------------------------------
+
+    def advertise(
+        self,
+        nursery: trio.Nursery,
+        host: str,
+        port: int,
+        on_advertise: Callable[[Advertiser], object] | None,
+    ) -> None:
+        config = self.config
+        wanted = config.advertise
+        if wanted is None:
+            wanted = host in ("0.0.0.0", "::") or not ipaddress.ip_address(host).is_loopback
+        if not wanted:
+            return
+        from ring.discovery import Advertiser, DiscoveryError, instance_name, interfaces_for
+
+        try:
+            advertiser = Advertiser(
+                "fishnet",
+                port,
+                host=host,
+                interfaces=interfaces_for(config.mdns_interface, host),
+                txt={"v": "1", "bots": ",".join(COMPUTER_PLAYERS)},
+                instance=instance_name(config.mdns_name),
+            )
+        except (DiscoveryError, ValueError) as exc:
+            print(f"fishnet: not advertised over mDNS: {exc}", file=sys.stderr)
+            return
+        if on_advertise is not None:
+            on_advertise(advertiser)
+
+        async def run_advertiser() -> None:
+            where = ", ".join(advertiser.interfaces)
+            print(f"fishnet: advertising {advertiser.name} on {where}", file=sys.stderr)
+            try:
+                await advertiser.run()
+            except DiscoveryError as exc:
+                print(f"fishnet: not advertised over mDNS: {exc}", file=sys.stderr)
+
+        nursery.start_soon(run_advertiser)
+
+
+# -- entry points --------------------------------------------------------------------
+
+
+async def serve_fishnet(
+    config: ServerConfig,
+    *,
+    task_status: trio.TaskStatus[FishNetServer] = trio.TASK_STATUS_IGNORED,
+    on_advertise: Callable[[Advertiser], object] | None = None,
+) -> None:
+    """Serve until cancelled; ``await nursery.start(serve_fishnet, config)`` gives the server.
+
+    The server's ``address`` is the bound (host, port). Raises ``ServerError``
+    before listening if it cannot run.
+    """
+    seed = config.seed if config.seed is not None else new_seed()
+    if config.transcript_dir is not None:
+        try:
+            Path(config.transcript_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ServerError(
+                f"cannot write transcripts in {config.transcript_dir}: {exc}"
+            ) from None
+    server = FishNetServer(config, seed)
+    async with trio.open_nursery() as nursery:
+        listen = functools.partial(
+            serve, server.handle, config.host, config.port, max_connections=config.max_connections
+        )
+        try:
+            host, port = await nursery.start(listen)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ServerError(f"cannot listen on {config.host}:{config.port}: {reason}") from None
+        server.address = (host, port)
+        server.advertise(nursery, host, port, on_advertise)
+        task_status.started(server)
+
+
+async def _main(config: ServerConfig) -> None:
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(raise_on_sigterm)
+        server = await nursery.start(serve_fishnet, config)
+        server.on_report = lambda report: print(report.line, flush=True)
+        host, port = server.address
+        # Scripts read this first line to learn the port.
+        print(f"fishnet listening on {host}:{port}", flush=True)
+        print(f"fishnet seed {config.seed} (replay with --seed {config.seed})", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``ring serve --fishnet``: runs until Ctrl-C (130) or SIGTERM (143); 2 if it cannot run."""
+    config = ServerConfig.from_args(args)
+    if config.seed is None:
+        config = replace(config, seed=new_seed())
+    try:
+        trio.run(_main, config)
+    except BaseException as exc:
+        code = stop_code(exc)
+        if code is not None:
+            print("fishnet server stopped", flush=True)
+            return code
+        if raised(exc, ServerError):
+            while isinstance(exc, BaseExceptionGroup):
+                exc = exc.exceptions[0]
+            print(f"fishnet: {exc}", file=sys.stderr)
+            return 2
+        raise
+    return 0

@@ -1,0 +1,417 @@
+"""The FishNet server over real loopback sockets: pairing, bots, errors, isolation."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import trio
+
+from services.fishnet.client import BotAgent, play_one_game
+from services.fishnet.players import make_player
+from services.fishnet.rules import FishNetGame, Result, full_deck
+from services.fishnet.server import FishNetServer, ServerConfig, serve_fishnet
+from tests.services.test_fishnet_protocol import SAMPLE_LINES
+from tests.services.test_fishnet_referee import sample_game
+
+WAIT = 10  # seconds: the bound on any single wait in these tests
+BASE = ServerConfig(port=0, seed=7)
+
+
+@asynccontextmanager
+async def running(config: ServerConfig = BASE) -> AsyncIterator[FishNetServer]:
+    async with trio.open_nursery() as nursery:
+        server = await nursery.start(serve_fishnet, config)
+        yield server
+        nursery.cancel_scope.cancel()
+
+
+class LineClient:
+    """A raw client: bytes out, lines in, every read bounded."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+
+    @classmethod
+    async def connect(cls, server: FishNetServer) -> LineClient:
+        with trio.fail_after(WAIT):
+            return cls(await trio.open_tcp_stream(*server.address))
+
+    async def send(self, data: str | bytes) -> None:
+        await self.stream.send_all(data.encode() if isinstance(data, str) else data)
+
+    async def line(self) -> str | None:
+        """The next line; None once the server has closed the connection."""
+        with trio.fail_after(WAIT):
+            while b"\n" not in self.buffer:
+                try:
+                    chunk = await self.stream.receive_some(65536)
+                except trio.BrokenResourceError:
+                    chunk = b""
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode()
+
+    async def lines_until(self, *ends: str) -> list[str]:
+        """Lines up to and including the first that starts with one of ``ends``."""
+        lines: list[str] = []
+        while True:
+            line = await self.line()
+            assert line is not None, f"closed after {lines}"
+            lines.append(line)
+            if line.split()[0] in ends:
+                return lines
+
+    async def rest(self) -> list[str]:
+        """Every line until the server closes."""
+        lines = []
+        while (line := await self.line()) is not None:
+            lines.append(line)
+        return lines
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+RESULTS = ("youwin", "youlose", "tiegame")
+
+
+# -- the handout's session --------------------------------------------------------------
+
+
+async def test_the_handouts_sample_session_message_for_message() -> None:
+    config = replace(BASE, make_game=sample_game)
+    async with running(config) as server:
+        client = await LineClient.connect(server)
+        for who, line in SAMPLE_LINES:
+            if who == "C":
+                await client.send(line + b"\n")
+            else:
+                assert await client.line() == line.decode()
+        assert await client.rest() == []  # and then the server closes
+
+
+# -- pairing -------------------------------------------------------------------------
+
+
+async def test_two_clients_that_name_each_other_play_one_game() -> None:
+    async with running() as server:
+        results: dict[str, Result] = {}
+
+        async def side(team: str, opponent: str, level: str) -> None:
+            agent = BotAgent(make_player(level, team))
+            end = await play_one_game(server.address, team, opponent, agent, timeout=WAIT)
+            results[team] = end.result
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(side, "Ann", "BEN", "alice")
+            nursery.start_soon(side, "ben", "ann", "bob")  # names compare case-insensitively
+        assert len(server.reports) == 1
+        report = server.reports[0]
+        assert set(report.names) == {"Ann", "ben"}
+        expected = {None: (Result.TIE, Result.TIE)}.get(
+            report.winner,
+            (Result.WIN, Result.LOSE) if report.winner == 0 else (Result.LOSE, Result.WIN),
+        )
+        assert (results[report.names[0]], results[report.names[1]]) == expected
+
+
+@pytest.mark.parametrize("opponent", ["spot", "BOB", "Alice", "sMaRx"])
+async def test_the_four_built_in_players_start_at_once_in_any_case(opponent: str) -> None:
+    async with running() as server:
+        agent = BotAgent(make_player("spot", 1))
+        end = await play_one_game(server.address, "me", opponent, agent, timeout=WAIT)
+        assert end.result in Result
+        assert server.reports[0].names == ("me", opponent.lower())
+
+
+async def test_a_waiting_client_that_leaves_is_not_paired_later() -> None:
+    async with running() as server:
+        ghost = await LineClient.connect(server)
+        await ghost.send("play ghost real\n")
+        await ghost.aclose()
+        newcomer = await LineClient.connect(server)
+        await newcomer.send("play real ghost\n")
+        # Paired with the ghost, it would be dealt at once; now it waits, and
+        # the next "ghost" pairs with it.
+        second = await LineClient.connect(server)
+        await second.send("play ghost real\n")
+        assert (await newcomer.line() or "").startswith("fish")
+        assert (await second.line() or "").startswith("fish")
+        await newcomer.aclose()
+        await second.aclose()
+
+
+async def test_clients_waiting_for_others_are_not_paired_with_each_other() -> None:
+    config = replace(BASE, wait_timeout=0.3)
+    async with running(config) as server:
+        a, b = await LineClient.connect(server), await LineClient.connect(server)
+        await a.send("play a x\n")
+        await b.send("play b y\n")
+        assert await a.rest() == ["error no_opponent_came"]
+        assert await b.rest() == ["error no_opponent_came"]
+        assert [r.reason for r in server.reports] == ["no opponent", "no opponent"]
+
+
+@pytest.mark.parametrize(("bot_moves", "bot_first"), [("first", True), ("second", False)])
+async def test_bot_moves_decides_who_starts(bot_moves: str, bot_first: bool) -> None:
+    async with running(replace(BASE, bot_moves=bot_moves)) as server:
+        for n in range(4):
+            client = await LineClient.connect(server)
+            await client.send(f"play me{n} spot\n")
+            lines = await client.lines_until("yourturn", "request", "pass", *RESULTS)
+            # The deal alternates from the first player: the bot's first card comes
+            # before ours when it starts, so our seventh card ends the deal.
+            assert (lines[-1] != "yourturn") == bot_first or lines[-1] in RESULTS
+            await client.aclose()
+
+
+# -- errors ----------------------------------------------------------------------------
+
+
+async def test_errors_before_play_and_the_connection_stays_usable() -> None:
+    async with running() as server:
+        client = await LineClient.connect(server)
+        for line, reason in [
+            ("hello", "unknown_command"),
+            ("request 3", "not_playing"),
+            ("pass", "not_playing"),
+            ("play onlyme", "missing_argument"),
+            ("play a b c", "extra_argument"),
+            ("fish 3", "unknown_command"),  # a server message, not the client's
+        ]:
+            await client.send(line + "\r\n")
+            assert await client.line() == f"error {reason}"
+        await client.send(b"\xff\xfe\n")
+        assert await client.line() == "error bad_encoding"
+        await client.send("\n   \n")  # blank lines are ignored
+        await client.send("PLAY me spot\n")
+        assert (await client.line() or "").startswith("fish")
+        await client.aclose()
+
+
+async def play_until_my_turn(client: LineClient, team: str, opponent: str = "spot") -> list[int]:
+    """Start a game (we move first) and return our hand at the first yourturn."""
+    await client.send(f"play {team} {opponent}\n")
+    hand: list[int] = []
+    for line in await client.lines_until("yourturn"):
+        if line.startswith("fish"):
+            hand.append(int(line.split()[1]))
+        elif line.startswith("request"):
+            rank = int(line.split()[1])
+            hand = [card for card in hand if card != rank]
+    return hand
+
+
+async def test_bad_moves_on_my_turn_get_an_error_and_yourturn_again() -> None:
+    async with running(replace(BASE, bot_moves="second")) as server:
+        client = await LineClient.connect(server)
+        hand = await play_until_my_turn(client, "me")
+        missing = next(rank for rank in range(13) if rank not in hand)
+        for line, reason in [
+            ("request 13", "bad_rank"),
+            ("request x", "bad_rank"),
+            ("request", "missing_argument"),
+            (f"request {missing}", "rank_not_held"),
+            ("draw", "unknown_command"),
+            ("play me spot", "already_playing"),
+        ]:
+            await client.send(line + "\n")
+            assert [await client.line(), await client.line()] == [f"error {reason}", "yourturn"]
+        await client.send(f"request {hand[0]}\n")
+        answer = await client.line()
+        assert answer is not None and answer.split()[0] in {"oppgives", "fish", "request"}
+        await client.aclose()
+
+
+async def test_out_of_turn_moves_get_an_error_without_yourturn() -> None:
+    async with running() as server:
+        a, b = await LineClient.connect(server), await LineClient.connect(server)
+        await a.send("play a b\n")
+        await b.send("play b a\n")
+        # The waiting client is seat 0; the game's seed names who moves first.
+        first = FishNetGame(f"{BASE.seed}:a:b:0").first_player
+        on_turn, waiting = (a, b) if first == 0 else (b, a)
+        await on_turn.lines_until("yourturn")
+        await waiting.lines_until("fish")
+        for line in ("request 3", "pass"):
+            await waiting.send(line + "\n")
+            # Dealt lines may come first; then the error, and no yourturn after it.
+            lines = await waiting.lines_until("error")
+            assert lines[-1] == "error not_your_turn"
+        await on_turn.send("pass\n")
+        assert (await waiting.lines_until("pass"))[-1] == "pass"
+        assert await waiting.line() == "yourturn"
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_a_line_over_four_kib_gets_an_error_then_the_connection_closes() -> None:
+    async with running() as server:
+        client = await LineClient.connect(server)
+        await client.send(b"x" * 5000)
+        assert await client.rest() == ["error line_too_long"]
+
+
+async def test_an_idle_connection_is_told_and_closed() -> None:
+    async with running(replace(BASE, idle_timeout=0.2)) as server:
+        client = await LineClient.connect(server)
+        assert await client.rest() == ["error idle_timeout"]
+
+
+async def test_a_player_who_does_not_answer_loses_on_time() -> None:
+    async with running(replace(BASE, move_timeout=0.3)) as server:
+        slow, quick = await LineClient.connect(server), await LineClient.connect(server)
+        await slow.send("play slow quick\n")
+        await quick.send("play quick slow\n")
+        quick_lines: list[str] = []
+
+        async def answer_with_pass() -> None:
+            while (line := await quick.line()) is not None:
+                quick_lines.append(line)
+                if line == "yourturn":
+                    await quick.send("pass\n")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(answer_with_pass)
+            slow_lines = await slow.rest()
+        assert slow_lines[-2:] == ["error move_timeout", "youlose"]
+        assert quick_lines[-2:] == ["error opponent_timed_out", "youwin"]
+        assert server.reports[0].reason == "slow timed out"
+
+
+@pytest.mark.parametrize("leave", ["close", "quit"])
+async def test_a_player_who_leaves_mid_game_loses(leave: str) -> None:
+    async with running() as server:
+        a, b = await LineClient.connect(server), await LineClient.connect(server)
+        await a.send("play a b\n")
+        await b.send("play b a\n")
+        await a.line()  # the game has started
+        if leave == "close":
+            await a.aclose()
+        else:
+            await a.send("quit\n")
+        rest = await b.rest()
+        assert rest[-2:] == ["error opponent_left", "youwin"]
+        assert server.reports[0].reason == "a left"
+        assert server.reports[0].winner == server.reports[0].names.index("b")
+
+
+async def test_the_move_limit_ends_a_game_by_its_books() -> None:
+    async with running(replace(BASE, max_moves=6)) as server:
+        players = [await LineClient.connect(server) for _ in range(2)]
+        await players[0].send("play a b\n")
+        await players[1].send("play b a\n")
+        endings: list[list[str]] = [[], []]
+
+        async def pass_forever(i: int) -> None:
+            while (line := await players[i].line()) is not None:
+                if line == "yourturn":
+                    await players[i].send("pass\n")
+                endings[i].append(line)
+
+        async with trio.open_nursery() as nursery:
+            for i in (0, 1):
+                nursery.start_soon(pass_forever, i)
+        for lines in endings:
+            assert lines[-2] == "error move_limit"
+            assert lines[-1] in RESULTS
+        assert server.reports[0].reason == "move_limit"
+        assert sum(lines.count("yourturn") for lines in endings) == 6
+
+
+@pytest.mark.parametrize("youmake", [False, True])
+async def test_youmake_reports_a_players_own_books(youmake: bool) -> None:
+    # We hold three 5s after the deal and spot the fourth; we move first.
+    prefix = [5, 5, 5, 6, 5, 7, 1, 8, 2, 9, 3, 10, 4, 11]
+    rest = Counter(full_deck())
+    rest.subtract(prefix)
+    deck = prefix + sorted(rest.elements())
+    config = replace(
+        BASE, youmake=youmake, make_game=lambda seed, first: FishNetGame.from_deck(deck, 0)
+    )
+    async with running(config) as server:
+        client = await LineClient.connect(server)
+        await play_until_my_turn(client, "me")
+        await client.send("request 5\n")
+        made = ["youmake 5"] if youmake else []
+        assert await client.lines_until("yourturn") == ["oppgives 1 5", *made, "yourturn"]
+        await client.aclose()
+
+
+# -- many games, isolation, transcripts, replay -------------------------------------------
+
+
+async def play_bot_games(server: FishNetServer, count: int, prefix: str) -> list[list[str]]:
+    """``count`` concurrent games of alice clients against smarx; each game's lines."""
+    transcripts: list[list[str]] = [[] for _ in range(count)]
+
+    class Recording(BotAgent):
+        def __init__(self, index: int) -> None:
+            super().__init__(make_player("alice", index))
+            self.index = index
+
+        async def hear(self, line: str) -> str | None:
+            transcripts[self.index].append(line)
+            return await super().hear(line)
+
+    async with trio.open_nursery() as nursery:
+        for i in range(count):
+            nursery.start_soon(
+                lambda i=i: play_one_game(
+                    server.address, f"{prefix}{i}", "smarx", Recording(i), timeout=WAIT
+                )
+            )
+    return transcripts
+
+
+async def test_many_games_at_once_and_a_seed_replays_them(tmp_path: Path) -> None:
+    config = replace(BASE, transcript_dir=tmp_path / "one")
+    async with running(config) as server:
+        first = await play_bot_games(server, 24, "t")
+    async with running(replace(config, transcript_dir=None)) as server:
+        again = await play_bot_games(server, 24, "t")
+    assert first == again
+    assert all(lines[-1] in RESULTS for lines in first)
+    files = sorted((tmp_path / "one").iterdir())
+    assert len(files) == 24
+    for path in files:
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        assert records[0]["line"].startswith("play ")
+        assert records[1]["event"] == "start"
+        assert records[-1]["event"] == "end"
+        assert all(isinstance(r["t"], float) for r in records)
+        client_out = [r["line"] for r in records if r.get("conn") and r["dir"] == "out"]
+        assert client_out[-1] in RESULTS
+
+
+async def test_garbage_and_stalled_clients_never_disturb_another_game() -> None:
+    async with running() as server:
+        calm_alone = await play_bot_games(server, 1, "calm")
+    async with running(replace(BASE, move_timeout=WAIT * 10)) as server:
+        garbage = await LineClient.connect(server)
+        flood = await LineClient.connect(server)
+        idle = await LineClient.connect(server)
+        stalled = await LineClient.connect(server)
+        await stalled.send("play stall spot\n")  # never answers its yourturn
+        mid_game = await LineClient.connect(server)
+        await mid_game.send("play mid spot\n")
+        await garbage.send("".join(f"nonsense {i}\n" for i in range(300)))
+        await flood.send(b"y" * 6000)
+        calm = await play_bot_games(server, 1, "calm")
+        assert calm == calm_alone
+        assert await flood.rest() == ["error line_too_long"]
+        garbage_lines = [await garbage.line() for _ in range(300)]
+        assert garbage_lines == ["error unknown_command"] * 300
+        # The stalled game is still there, waiting on its player.
+        assert len(server.games_running) == 2
+        for client in (garbage, idle, stalled, mid_game):
+            await client.aclose()
