@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from dataclasses import dataclass
 from typing import Protocol, TextIO
@@ -79,18 +80,24 @@ async def play_one_game(
     lines = 0
     try:
         await conn.send(Play(team, opponent))
+        pending = None
         while True:
-            event = await conn.receive()
+            event, pending = pending or await conn.receive(), None
             if isinstance(event, Closed):
                 raise ClientError("the server closed the connection before the game ended")
             lines += 1
-            answer = await agent.hear(encode(event).decode().rstrip("\n"))
+            line = encode(event).decode().rstrip("\n")
             if isinstance(event, YourTurn):
+                answer, early = await _answer(conn, agent, line)
+                if early is not None:  # the server moved on (a move timeout): hear that
+                    pending = early
+                    continue
                 if answer is None:  # the person left the game
                     await conn.send(Quit())
                     raise ClientError("you left the game")
-                move = parse_line(answer.encode(), Role.SERVER)
-                await conn.send(move)
+                await conn.send(parse_line(answer.encode(), Role.SERVER))
+            else:
+                await agent.hear(line)
             if isinstance(event, END_MESSAGES):
                 if send_quit:
                     # The server may already have closed: the quit is a courtesy.
@@ -107,9 +114,39 @@ async def play_one_game(
         await conn.aclose()
 
 
+async def _answer(conn: Connection, agent: Agent, line: str) -> tuple[str | None, object]:
+    """The agent's answer to ``yourturn``, or the server's next event if that comes first.
+
+    A person may think past the server's move time limit; then the server's
+    verdict must reach them instead of a prompt that waits forever.
+    """
+    outcome: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+
+        async def think() -> None:
+            outcome["answer"] = await agent.hear(line)
+            nursery.cancel_scope.cancel()
+
+        async def listen() -> None:
+            outcome["event"] = await conn.receive()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(think)
+        nursery.start_soon(listen)
+    if "event" in outcome:  # even if an answer came at the same moment: too late for it
+        return None, outcome["event"]
+    return outcome["answer"], None  # type: ignore[return-value]
+
+
 def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
+    # trio's "all attempts to connect failed" keeps each attempt's error as its cause.
+    cause = exc.__cause__
+    while isinstance(cause, BaseExceptionGroup):
+        cause = cause.exceptions[0]
+    if isinstance(cause, OSError) and cause.errno:
+        return os.strerror(cause.errno)
     if isinstance(exc, trio.TooSlowError):
         return "timed out"
     return str(exc) or type(exc).__name__
