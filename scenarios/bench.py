@@ -1,4 +1,8 @@
-"""``make bench``: how fast the turn travels round an 8-player ring, against loopback RTT.
+"""``make bench``: the ring's speed against loopback RTT, then the FishNet ladder.
+
+Part one (``--part ring``) measures how fast the turn travels round an
+8-player ring; part two (``--part fishnet``) plays the FishNet ladder
+(``scenarios.fishnet_ladder``) through the real server.
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -21,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios import pingpong
+from scenarios import fishnet_ladder, pingpong
 from scenarios.runner import DEFAULT_SEED, format_result, run_scenario
 
 PLAYERS = 8
@@ -46,7 +50,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the first run")
     parser.add_argument("--round-trips", type=int, default=2000)
     parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
+    parser.add_argument("--part", choices=["all", "ring", "fishnet"], default="all")
+    parser.add_argument(
+        "--games", type=int, default=fishnet_ladder.GAMES, help="FishNet ladder: games per pair"
+    )
     args = parser.parse_args(argv)
+    status = 0
+    if args.part in ("all", "ring"):
+        status = ring_bench(args)
+    if args.part in ("all", "fishnet"):
+        if args.part == "all":
+            print()
+        status = max(status, fishnet_ladder.ladder(args.games, fishnet_ladder.SEED))
+    return status
+
+
+def ring_bench(args: argparse.Namespace) -> int:
 
     rtt = pingpong.measure(args.round_trips)
     durations: list[float] = []

@@ -1,0 +1,228 @@
+"""The FishNet ladder: every pair of built-in players, through the real server.
+
+Two ``ring serve --fishnet`` processes run on loopback, one where the
+built-in player moves first (``--bot-moves first``) and one where it moves
+second. For each pair, game i is played by a network client running one
+player (``BotAgent``, as ``ring bot fishnet`` does) against the server's
+built-in other player. Across each four games the stronger player is the
+client twice and the server's player twice, and moves first twice, so
+neither seat nor the first move favours anyone. Every game is seeded: the
+server seed, the client's name (which names the game) and the client seed.
+
+For each pair it reports wins, ties and losses of the stronger player, its
+win rate (W/N) and its score ((W + T/2)/N), each with a 95 % Wilson
+interval, against the goals: each player beats the one below it in at
+least 55 % of games with the interval above 50 %, and smarx beats spot in
+at least 70 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from scenarios.runner import ChildProcess
+from services.fishnet.client import BotAgent, ClientError, play_one_game
+from services.fishnet.players import COMPUTER_PLAYERS, make_player
+from services.fishnet.rules import Result
+
+LEVELS = tuple(COMPUTER_PLAYERS)  # weakest first
+GAMES = 2000
+SEED = 2024
+CONCURRENCY = 32
+GOAL_ADJACENT = 0.55
+GOAL_TOP_OVER_BOTTOM = 0.70
+Z95 = 1.959964
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (ties may count half)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+@dataclass
+class PairResult:
+    strong: str
+    weak: str
+    wins: int = 0
+    ties: int = 0
+    losses: int = 0
+    failed: int = 0
+    strong_first: int = 0  # games the stronger player moved first in
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.ties + self.losses
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.ties / 2) / self.games if self.games else 0.0
+
+    @property
+    def is_goal(self) -> bool:
+        """The issue sets goals for neighbours and for smarx over spot; the rest need > 50 %."""
+        gap = LEVELS.index(self.strong) - LEVELS.index(self.weak)
+        return gap == 1 or gap == len(LEVELS) - 1
+
+    def goal(self) -> float:
+        if not self.is_goal:
+            return 0.5
+        top_over_bottom = (self.strong, self.weak) == (LEVELS[-1], LEVELS[0])
+        return GOAL_TOP_OVER_BOTTOM if top_over_bottom else GOAL_ADJACENT
+
+    def met(self) -> bool:
+        low, _ = wilson(self.wins, self.games)
+        return self.win_rate >= self.goal() and low > 0.5
+
+
+def pairs() -> list[tuple[str, str]]:
+    """(stronger, weaker) for every pair, the adjacent ones first."""
+    every = [(LEVELS[j], LEVELS[i]) for i, j in itertools.combinations(range(len(LEVELS)), 2)]
+    return sorted(every, key=lambda pair: LEVELS.index(pair[0]) - LEVELS.index(pair[1]))
+
+
+def start_server(bot_moves: str, seed: int, workdir: Path) -> tuple[ChildProcess, tuple[str, int]]:
+    argv = [
+        sys.executable, "-m", "ring", "serve", "--fishnet", "0", "--seed", str(seed),
+        "--bot-moves", bot_moves, "--max-connections", str(4 * CONCURRENCY),
+    ]  # fmt: skip
+    child = ChildProcess(f"fishnet-{bot_moves}", argv, workdir)
+    line = child.first_line(30)
+    if line is None or not line.startswith("fishnet listening on "):
+        child.popen.kill()
+        raise RuntimeError(f"the FishNet server did not start: {child.stderr[-3:]}")
+    host, _, port = line.removeprefix("fishnet listening on ").rpartition(":")
+    return child, (host, int(port))
+
+
+async def play_pair(
+    result: PairResult,
+    games: int,
+    seed: int,
+    servers: dict[str, tuple[str, int]],
+    limiter: trio.CapacityLimiter,
+) -> None:
+    async def one(i: int) -> None:
+        strong_is_client = i % 4 < 2
+        strong_moves_first = i % 2 == 0
+        client_level, server_level = (
+            (result.strong, result.weak) if strong_is_client else (result.weak, result.strong)
+        )
+        bot_first = strong_moves_first != strong_is_client  # the server's player starts
+        address = servers["first" if bot_first else "second"]
+        team = f"{client_level}-{result.strong}-{result.weak}-{i}"
+        agent = BotAgent(make_player(client_level, f"{seed}:{team}"))
+        async with limiter:
+            try:
+                end = await play_one_game(address, team, server_level, agent, timeout=30)
+            except ClientError as exc:
+                print(f"  game {team} failed: {exc}", file=sys.stderr)
+                result.failed += 1
+                return
+        outcome = end.result
+        if not strong_is_client and outcome is not Result.TIE:
+            outcome = Result.LOSE if outcome is Result.WIN else Result.WIN
+        result.wins += outcome is Result.WIN
+        result.ties += outcome is Result.TIE
+        result.losses += outcome is Result.LOSE
+        result.strong_first += strong_moves_first
+
+    async with trio.open_nursery() as nursery:
+        for i in range(games):
+            nursery.start_soon(one, i)
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:5.1f}%"
+
+
+def format_row(r: PairResult) -> str:
+    win_low, win_high = wilson(r.wins, r.games)
+    score_low, score_high = wilson(r.wins + r.ties / 2, r.games)
+    verdict = "MET" if r.met() else "NOT MET"
+    return (
+        f"  {r.strong:>5} v {r.weak:<5} {r.wins:>5} {r.ties:>5} {r.losses:>5}  "
+        f"{_percent(r.win_rate)} [{_percent(win_low)}, {_percent(win_high)}]  "
+        f"{_percent(r.score)} [{_percent(score_low)}, {_percent(score_high)}]  "
+        f">= {r.goal():.0%}: {verdict}"
+    )
+
+
+HEADER = (
+    "  pair            wins  ties losses  win rate [95% interval]    score (ties half) [95%]  goal"
+)
+
+
+async def run_ladder(
+    games: int, seed: int, servers: dict[str, tuple[str, int]]
+) -> list[PairResult]:
+    limiter = trio.CapacityLimiter(CONCURRENCY)
+    results = []
+    for strong, weak in pairs():
+        result = PairResult(strong, weak)
+        started = time.monotonic()
+        await play_pair(result, games, seed, servers, limiter)
+        elapsed = time.monotonic() - started
+        results.append(result)
+        print(f"{format_row(result)}   ({elapsed:.1f} s)", flush=True)
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.fishnet_ladder", description=__doc__)
+    parser.add_argument("--games", type=int, default=GAMES, help="games per pair")
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    return ladder(args.games, args.seed)
+
+
+def ladder(games: int, seed: int) -> int:
+    """Play and print the ladder; 1 if any game failed (then the figures are suspect)."""
+    workdir = Path(tempfile.mkdtemp(prefix="fishnet-ladder-"))
+    children = []
+    try:
+        servers = {}
+        for bot_moves in ("first", "second"):
+            child, address = start_server(bot_moves, seed, workdir)
+            children.append(child)
+            servers[bot_moves] = address
+        print(f"FishNet ladder: {games} games a pair through two servers on loopback, seed {seed}")
+        print(HEADER, flush=True)
+        started = time.monotonic()
+        results = trio.run(run_ladder, games, seed, servers)
+        elapsed = time.monotonic() - started
+    finally:
+        for child in children:
+            child.popen.terminate()
+            child.popen.wait(10)
+    played = sum(r.games for r in results)
+    failed = sum(r.failed for r in results)
+    met = sum(r.met() for r in results if r.is_goal)
+    goals = sum(r.is_goal for r in results)
+    print(
+        f"{played} games in {elapsed:.1f} s ({played / elapsed:.0f} games/s); "
+        f"goals met: {met} of {goals}; failed games: {failed}"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
