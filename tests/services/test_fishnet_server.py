@@ -415,3 +415,32 @@ async def test_garbage_and_stalled_clients_never_disturb_another_game() -> None:
         assert len(server.games_running) == 2
         for client in (garbage, idle, stalled, mid_game):
             await client.aclose()
+
+
+# -- mDNS --------------------------------------------------------------------------------
+
+
+async def test_the_server_advertises_itself_and_a_client_finds_and_plays_it() -> None:
+    from ring.discovery import Advertiser, browse
+
+    advertisers: list[Advertiser] = []
+    config = replace(BASE, advertise=True, mdns_interface="127.0.0.1", mdns_name="fishtest")
+    with trio.fail_after(WAIT):
+        async with trio.open_nursery() as nursery:
+            server = await nursery.start(
+                lambda task_status: serve_fishnet(
+                    config, task_status=task_status, on_advertise=advertisers.append
+                )
+            )
+            (advertiser,) = advertisers
+            async with browse(["fishnet"], interfaces=["127.0.0.1"]) as found:
+                async for service in found:
+                    if service.instance == advertiser.instance and not service.removed:
+                        break
+            assert service.address == server.address
+            assert service.txt == {"v": "1", "bots": "spot,bob,alice,smarx"}
+            agent = BotAgent(make_player("bob", 3))
+            end = await play_one_game(service.address, "finder", "alice", agent, timeout=WAIT)
+            assert end.result in Result
+            nursery.cancel_scope.cancel()
+    assert advertiser.withdrawn.is_set()
