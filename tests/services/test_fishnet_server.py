@@ -198,6 +198,21 @@ async def test_errors_before_play_and_the_connection_stays_usable() -> None:
         await client.aclose()
 
 
+async def test_a_name_with_control_characters_is_refused() -> None:
+    async with running() as server:
+        client = await LineClient.connect(server)
+        await client.send("play a\x07b spot\n")
+        assert await client.line() == "error bad_name"
+        await client.aclose()
+
+
+async def test_quit_before_play_closes_without_an_error() -> None:
+    async with running() as server:
+        client = await LineClient.connect(server)
+        await client.send("quit\n")
+        assert await client.rest() == []
+
+
 async def play_until_my_turn(client: LineClient, team: str, opponent: str = "spot") -> list[int]:
     """Start a game (we move first) and return our hand at the first yourturn."""
     await client.send(f"play {team} {opponent}\n")
