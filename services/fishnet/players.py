@@ -30,9 +30,10 @@ string the real server would send that player.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from services.fishnet.rules import (
@@ -270,27 +271,45 @@ class Spot(Player):
 
 
 class Bob(Player):
-    """Bob asks for the rank it holds most of, breaking ties at random.
+    """Bob asks for the rank he holds most of, but not one he has just missed on.
 
-    A rank it already holds three of needs only one more card for a book, so
-    a hit there is worth most; Bob remembers nothing of the opponent and never
-    passes.
+    He remembers nothing of the opponent except his own last miss: a rank the
+    opponent has just said it lacks is left out while the opponent has not
+    fished since (a fish might bring it one), unless it is the only rank Bob
+    holds. Among the rest he asks for the rank he holds most of, ties broken
+    at random, aiming at the hit that completes a book. He never passes. Even
+    so he is weaker than Spot: a rank he holds three of has only one card
+    left for the opponent to hold, so he misses far more often, and the cards
+    he fishes while hoarding give the opponent many ranks to hit.
     """
 
     name = "bob"
 
+    def __init__(self, seed: Seed = None) -> None:
+        super().__init__(seed)
+        self.missed: int | None = None  # the opponent said it lacks this, and has not fished since
+
     def _decide(self) -> Decision:
-        return Decision(self._most_held(self.ranks_held))
+        ranks = [rank for rank in self.ranks_held if rank != self.missed]
+        return Decision(self._most_held(ranks or self.ranks_held))
+
+    def _on_opponent_lacks(self, rank: int) -> None:
+        self.missed = rank
+
+    def _on_opponent_drew(self) -> None:
+        self.missed = None
 
 
 class Alice(Player):
     """Alice plays with the memory of the interactive Go Fish's computer players.
 
-    She remembers each rank the opponent asked for (it must hold one) and so
-    each rank she gave away, and forgets it once the opponent hands those
-    cards over to her or books them. On her turn she asks for a remembered
-    rank she holds (the one she holds most of), which cannot miss; with none,
-    she plays like Bob. She never passes.
+    She remembers each rank the opponent asked for (so holds, and took hers
+    of) until it hands those cards over or a book of the rank is made, and
+    each rank the opponent lacked (her request missed, or she took all its
+    cards) until it asks for that rank. On her turn she asks for a
+    remembered rank she holds, the one she holds most of, which cannot miss;
+    with none, for a random rank she holds that the opponent is not known to
+    have lacked; failing that, a random rank she holds. She never passes.
     """
 
     name = "alice"
@@ -298,41 +317,56 @@ class Alice(Player):
     def __init__(self, seed: Seed = None) -> None:
         super().__init__(seed)
         self.memory: set[int] = set()  # ranks the opponent is known to hold
+        self.lacked: set[int] = set()  # ranks the opponent lacked when last seen
 
     def _decide(self) -> Decision:
         remembered = [rank for rank in self.ranks_held if rank in self.memory]
-        return Decision(self._most_held(remembered or self.ranks_held))
+        if remembered:
+            return Decision(self._most_held(remembered))
+        fresh = [rank for rank in self.ranks_held if rank not in self.lacked]
+        return Decision(self.rng.choice(fresh or self.ranks_held))
 
     def _on_opponent_shows(self, rank: int) -> None:
         self.memory.add(rank)
+        self.lacked.discard(rank)
 
     def _on_opponent_gave(self, rank: int, count: int) -> None:
         self.memory.discard(rank)
+        self.lacked.add(rank)
 
     def _on_opponent_lacks(self, rank: int) -> None:
         self.memory.discard(rank)
+        self.lacked.add(rank)
 
     def _on_booked(self, rank: int) -> None:
         self.memory.discard(rank)
+        self.lacked.discard(rank)
+
+
+# Smarx searches the rest of the game exactly once the deck is this small.
+_ENDGAME_DECK = 2
 
 
 class Smarx(Player):
-    """Smarx keeps full card accounting and takes every certain hit before guessing.
+    """Smarx keeps full card accounting, takes every certain hit, and solves the endgame.
 
     It counts the cards of each rank the opponent must hold (it asked for the
-    rank, took Smarx's cards of it, or was seen to fish it) and the ranks it
+    rank, took Smarx's cards of it, or was seen to fish it), the ranks it
     certainly lacks (Smarx just missed on them or took them all, and the
-    opponent has not fished since). Every other card not in Smarx's hand and
-    not booked is unknown and lies in the opponent's hand or the deck in
-    proportion to their sizes, which gives the chance (hypergeometric) that
-    the opponent holds a rank. Smarx first asks for ranks the opponent must
-    hold, the one nearest a book first. Otherwise it never wastes a turn on a
-    rank the opponent is known to lack, and among the rest asks for the one it
-    holds most of (a hit there completes or nearly completes a book), the hit
-    chance breaking ties. It does not pass: the tempo pass (with one card
-    left, so that the opponent fishes it and Smarx moves first once the deck
-    is empty, when every request hits) lost games in measurement, because the
-    free turn lets the opponent collect what it remembers of Smarx's hand.
+    opponent has not fished since), and the ranks it lacked when last seen
+    (until it asks for them). Every other card not in Smarx's hand and not
+    booked is unknown and lies in the opponent's hand or the deck. Smarx first
+    asks for ranks the opponent must hold, the one nearest a book first.
+    While the deck has more than two cards it then asks for the rank it holds
+    most of among those the opponent has not been seen to lack (a hit there
+    completes or nearly completes a book). With two cards or fewer left it
+    weighs every way the unknown cards can lie between the deck and the
+    opponent's hand (hypergeometric weights) and, for each, searches the rest
+    of the game exactly (every request, every pass, every order of the deck,
+    both sides playing their best), and picks the request, or the pass, with
+    the highest expected result (a win 1, a tie 1/2). So it passes only where
+    the search finds a pass worth more than every request (rare in play), and
+    it avoids ending the game while behind.
     """
 
     name = "smarx"
@@ -341,12 +375,14 @@ class Smarx(Player):
         super().__init__(seed)
         self.known = [0] * RANK_COUNT  # cards of each rank the opponent must hold
         self.lacks: set[int] = set()  # ranks the opponent certainly holds none of
+        self.lacked: set[int] = set()  # ranks it lacked when last seen (it may have fished one)
 
     # -- accounting -------------------------------------------------------------------
 
     def _on_opponent_shows(self, rank: int) -> None:
         self.known[rank] = max(self.known[rank], 1)
         self.lacks.discard(rank)
+        self.lacked.discard(rank)
 
     def _on_opponent_took(self, rank: int, count: int) -> None:
         self.known[rank] += count
@@ -354,10 +390,12 @@ class Smarx(Player):
     def _on_opponent_gave(self, rank: int, count: int) -> None:
         self.known[rank] = 0
         self.lacks.add(rank)
+        self.lacked.add(rank)
 
     def _on_opponent_lacks(self, rank: int) -> None:
         self.known[rank] = 0
         self.lacks.add(rank)
+        self.lacked.add(rank)
 
     def _on_opponent_drew(self) -> None:
         self.lacks.clear()  # the unseen card may be any rank
@@ -368,6 +406,7 @@ class Smarx(Player):
     def _on_booked(self, rank: int) -> None:
         self.known[rank] = 0
         self.lacks.discard(rank)
+        self.lacked.discard(rank)
 
     def unknown(self, rank: int) -> int:
         """Cards of ``rank`` whose place (the opponent's hand or the deck) is unknown."""
@@ -392,11 +431,16 @@ class Smarx(Player):
     # -- the decision -----------------------------------------------------------------
 
     def _decide(self) -> Decision:
+        if self.deck_size <= _ENDGAME_DECK:
+            decision = self._endgame()
+            if decision is not None:
+                return decision
         held = self.ranks_held
         certain = [rank for rank in held if self.known[rank]]
         if certain:
             return Decision(self._best(certain, lambda r: self.hand[r] + self.known[r]))
-        return Decision(self._best(held, self._score))
+        fresh = [rank for rank in held if rank not in self.lacked]
+        return Decision(self._best(fresh or held, self._score))
 
     def _score(self, rank: int) -> float:
         if rank in self.lacks:
@@ -404,10 +448,161 @@ class Smarx(Player):
         # Hand counts are whole numbers and a chance is below 1, so the chance only breaks ties.
         return self.hand[rank] + self.hit_chance(rank) / 2
 
+    def _endgame(self) -> Decision | None:
+        """The best request or pass by exact search over every consistent deal; None if none is."""
+        unknown = [self.unknown(rank) for rank in RANKS]
+        lacks = {rank for rank in self.lacks if unknown[rank]}
+        decks = list(_deck_contents(unknown, self.deck_size, lacks))
+        if not decks:
+            return None
+        mine = tuple(self.hand)
+        lead = len(self.books) - len(self.opponent_books)
+        totals: dict[int | None, float] = {}
+        for deck, weight in decks:
+            theirs = tuple(self.known[r] + unknown[r] - deck[r] for r in RANKS)
+            if sum(theirs) != self.opponent_hand_size:
+                return None  # the accounting disagrees with the counts: play on heuristics
+            values = _action_values(
+                mine, theirs, deck, lead, self.passed_last, self._opponent_passed_last
+            )
+            for action, value in values.items():
+                totals[action] = totals.get(action, 0.0) + weight * value
+        top = max(totals.values())
+        best = [action for action, value in totals.items() if value >= top * (1 - 1e-9)]
+        requests = [rank for rank in best if rank is not None]
+        if requests:
+            return Decision(self._best(requests, self._score))
+        return PASS
+
     def _best(self, ranks: Sequence[int], score: Callable[[int], float]) -> int:
         scores = {rank: score(rank) for rank in ranks}
         top = max(scores.values())
         return self.rng.choice([rank for rank, value in scores.items() if value >= top - 1e-9])
+
+
+# -- Smarx's endgame: the rest of the game with both hands known ----------------------
+#
+# A hand is a tuple of 13 counts, the deck a tuple of counts (its order unknown to
+# both: each fish is any remaining card, equally likely). ``lead`` is the mover's
+# books minus the other's; values are the mover's expected result (win 1, tie 1/2).
+
+Hand = tuple[int, ...]
+
+
+def _result(lead: int) -> float:
+    return 1.0 if lead > 0 else 0.5 if lead == 0 else 0.0
+
+
+def _after_gain(hand: list[int], rank: int, lead: int) -> int:
+    if hand[rank] == BOOK_SIZE:
+        hand[rank] = 0
+        return lead + 1
+    return lead
+
+
+def _deck_contents(
+    unknown: Sequence[int], size: int, in_deck: set[int]
+) -> Iterator[tuple[Hand, int]]:
+    """Each way ``size`` of the unknown cards can be the deck, with how many deals give it.
+
+    Ranks in ``in_deck`` (the opponent certainly lacks them) are wholly in the deck.
+    """
+    counts = [unknown[rank] if rank in in_deck else 0 for rank in RANKS]
+    free = [rank for rank in RANKS if rank not in in_deck and unknown[rank]]
+
+    def place(i: int, left: int, weight: int) -> Iterator[tuple[Hand, int]]:
+        if left == 0:
+            yield tuple(counts), weight
+            return
+        if i == len(free):
+            return
+        rank = free[i]
+        for k in range(min(left, unknown[rank]) + 1):
+            counts[rank] = k
+            yield from place(i + 1, left - k, weight * math.comb(unknown[rank], k))
+        counts[rank] = 0
+
+    left = size - sum(counts)
+    if left >= 0:
+        yield from place(0, left, 1)
+
+
+def _action_values(
+    mover: Hand, other: Hand, deck: Hand, lead: int, passed: bool, other_passed: bool
+) -> dict[int | None, float]:
+    """The value of each request (by rank) and of passing (None) for the mover."""
+    values: dict[int | None, float] = {
+        rank: _request_value(mover, other, deck, lead, other_passed, rank)
+        for rank in RANKS
+        if mover[rank]
+    }
+    if sum(deck):  # with the deck empty, every request hits: passing never pays
+        values[None] = _pass_value(mover, other, deck, lead, passed, other_passed)
+    return values
+
+
+@functools.lru_cache(maxsize=100_000)
+def _solve(
+    mover: Hand, other: Hand, deck: Hand, lead: int, passed: bool, other_passed: bool
+) -> float:
+    if not sum(deck):
+        # Every rank left is split between the hands: the mover takes them all.
+        return _result(lead + sum(1 for n in mover if n))
+    return max(_action_values(mover, other, deck, lead, passed, other_passed).values())
+
+
+def _request_value(
+    mover: Hand, other: Hand, deck: Hand, lead: int, other_passed: bool, rank: int
+) -> float:
+    if other[rank]:
+        hand, rest = list(mover), list(other)
+        hand[rank] += rest[rank]
+        rest[rank] = 0
+        lead = _after_gain(hand, rank, lead)
+        if not any(hand) or not any(rest):
+            return _result(lead)
+        return _solve(tuple(hand), tuple(rest), deck, lead, False, other_passed)
+    if not sum(deck):
+        return 1.0 - _solve(other, mover, deck, -lead, other_passed, False)
+    return _fish_value(mover, other, deck, lead, other_passed, rank, passed=False)
+
+
+def _pass_value(
+    mover: Hand, other: Hand, deck: Hand, lead: int, passed: bool, other_passed: bool
+) -> float:
+    if passed:  # a pass after a pass fishes
+        return _fish_value(mover, other, deck, lead, other_passed, None, passed=True)
+    return 1.0 - _solve(other, mover, deck, -lead, other_passed, True)
+
+
+def _fish_value(
+    mover: Hand,
+    other: Hand,
+    deck: Hand,
+    lead: int,
+    other_passed: bool,
+    asked: int | None,
+    *,
+    passed: bool,
+) -> float:
+    size = sum(deck)
+    value = 0.0
+    for card in RANKS:
+        if not deck[card]:
+            continue
+        hand = list(mover)
+        hand[card] += 1
+        after = _after_gain(hand, card, lead)
+        rest = list(deck)
+        rest[card] -= 1
+        if not any(hand):
+            outcome = _result(after)
+        elif card == asked:
+            outcome = _solve(tuple(hand), other, tuple(rest), after, False, other_passed)
+        else:
+            outcome = 1.0 - _solve(other, tuple(hand), tuple(rest), -after, other_passed, passed)
+        value += deck[card] / size * outcome
+    return value
 
 
 COMPUTER_PLAYERS: dict[str, type[Player]] = {
