@@ -292,6 +292,17 @@ def _interface_addresses(interfaces: tuple[str, ...]) -> list[str]:
 # -- advertising -----------------------------------------------------------------
 
 
+async def advertise_or_say_why(advertiser: Advertiser, who: str) -> None:
+    """Run ``advertiser``, telling stderr where; a failure is one line, and serving goes on."""
+    where = ", ".join(advertiser.interfaces)
+    print(f"{who}: advertising {advertiser.name} on {where}", file=sys.stderr, flush=True)
+    try:
+        await advertiser.run()
+    except DiscoveryError as exc:
+        # The game goes on: players can still be given the address.
+        print(f"{who}: not advertised over mDNS: {exc}", file=sys.stderr, flush=True)
+
+
 class Advertiser:
     """One service, advertised while ``run`` runs and withdrawn when it ends.
 

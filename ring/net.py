@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import ipaddress
 from collections.abc import Awaitable, Callable
 
 import trio
@@ -90,6 +91,13 @@ async def serve(
         for listener in listeners:
             nursery.start_soon(trio.serve_listeners, capped, [listener])
         task_status.started((plain_ip(bound_host), bound_port))
+
+
+def listens_beyond_loopback(host: str) -> bool:
+    """Whether a server on ``host`` can be reached from the LAN (so it should advertise)."""
+    if host in ("0.0.0.0", "::"):
+        return True
+    return not ipaddress.ip_address(host).is_loopback
 
 
 async def dial(host: str, port: int, *, timeout: float) -> trio.SocketStream:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
-import ipaddress
 import itertools
 import math
 import secrets
@@ -47,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.events import EventLog
-from ring.net import mark_established, serve
+from ring.net import listens_beyond_loopback, mark_established, serve
 from ring.sansio import Closed, Invalid
 from ring.shutdown import raise_on_sigterm, raised, stop_code
 from ring.transport import Connection
@@ -559,11 +558,15 @@ class FishNetServer:
     ) -> None:
         config = self.config
         wanted = config.advertise
-        if wanted is None:
-            wanted = host in ("0.0.0.0", "::") or not ipaddress.ip_address(host).is_loopback
-        if not wanted:
+        if not (listens_beyond_loopback(host) if wanted is None else wanted):
             return
-        from ring.discovery import Advertiser, DiscoveryError, instance_name, interfaces_for
+        from ring.discovery import (
+            Advertiser,
+            DiscoveryError,
+            advertise_or_say_why,
+            instance_name,
+            interfaces_for,
+        )
 
         try:
             advertiser = Advertiser(
@@ -579,16 +582,7 @@ class FishNetServer:
             return
         if on_advertise is not None:
             on_advertise(advertiser)
-
-        async def run_advertiser() -> None:
-            where = ", ".join(advertiser.interfaces)
-            print(f"fishnet: advertising {advertiser.name} on {where}", file=sys.stderr)
-            try:
-                await advertiser.run()
-            except DiscoveryError as exc:
-                print(f"fishnet: not advertised over mDNS: {exc}", file=sys.stderr)
-
-        nursery.start_soon(run_advertiser)
+        nursery.start_soon(advertise_or_say_why, advertiser, "fishnet")
 
 
 # -- entry points --------------------------------------------------------------------

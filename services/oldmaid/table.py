@@ -34,7 +34,7 @@ import trio
 
 from ring.events import EventLog
 from ring.framing import DEFAULT_MAX_MESSAGE
-from ring.net import mark_established, serve
+from ring.net import listens_beyond_loopback, mark_established, serve
 from ring.oldmaid.messages import (
     Discard,
     Draw,
@@ -426,13 +426,12 @@ class _Table:
         """Start advertising in the background if configured: joins never wait for it."""
         config = self.config
         wanted = config.advertise
-        if wanted is None:
-            wanted = host in ("0.0.0.0", "::") or not ipaddress.ip_address(host).is_loopback
-        if not wanted:
+        if not (listens_beyond_loopback(host) if wanted is None else wanted):
             return
         from ring.discovery import (
             Advertiser,
             DiscoveryError,
+            advertise_or_say_why,
             instance_name,
             interfaces_for,
             oldmaid_txt,
@@ -455,18 +454,7 @@ class _Table:
         if on_advertise is not None:
             on_advertise(advertiser)
         assert self.nursery is not None
-        self.nursery.start_soon(self._run_advertiser, advertiser)
-
-    async def _run_advertiser(self, advertiser: Advertiser) -> None:
-        from ring.discovery import DiscoveryError
-
-        where = ", ".join(advertiser.interfaces)
-        print(f"table: advertising {advertiser.name} on {where}", file=sys.stderr, flush=True)
-        try:
-            await advertiser.run()
-        except DiscoveryError as exc:
-            # The game goes on: players can still be given the address.
-            print(f"table: not advertised over mDNS: {exc}", file=sys.stderr, flush=True)
+        self.nursery.start_soon(advertise_or_say_why, advertiser, "table")
 
     def _advertise_state(self) -> None:
         if self.advertiser is not None:
