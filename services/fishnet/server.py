@@ -146,6 +146,8 @@ class GameReport:
     @property
     def line(self) -> str:
         a, b = self.names
+        if self.reason == "no opponent":
+            return f"game {self.number}: {a} waited for {b}, who did not come"
         score = f"{a} {self.books[0]} - {self.books[1]} {b}"
         verdict = "tie" if self.winner is None else f"{self.names[self.winner]} wins"
         suffix = "" if self.reason == "books" else f" ({self.reason})"
@@ -193,11 +195,14 @@ _InboxItem = tuple[int, _Move | Quit | Closed | _Joined]
 
 
 class _Game:
-    def __init__(self, server: FishNetServer, number: int, first: _Client, team: str) -> None:
+    def __init__(
+        self, server: FishNetServer, number: int, first: _Client, team: str, wanted: str
+    ) -> None:
         self.server = server
         self.number = number
         self.seats: list[_Seat] = [first]
         self.names = [team]
+        self.wanted = wanted  # the opponent named in the first client's play
         self.to_inbox, self.inbox = trio.open_memory_channel[_InboxItem](_INBOX_SIZE)
         self.finished = trio.Event()
         self.seed = ""
@@ -256,6 +261,7 @@ class _Game:
                     return False
         self.server.withdraw(self)
         await self._tell(0, Error("no_opponent_came"))
+        self.names.append(self.wanted)
         self._finish(None, "no opponent")
         return False
 
@@ -463,7 +469,7 @@ class FishNetServer:
             joined.add_client(client, play.team)
             game = joined
         else:
-            game = _Game(self, next(self._game_numbers), client, play.team)
+            game = _Game(self, next(self._game_numbers), client, play.team, play.opponent)
             if bot is not None:
                 game.add_bot(bot.name)
             else:
