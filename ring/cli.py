@@ -227,6 +227,14 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _team_name(text: str) -> str:
+    from services.fishnet.protocol import is_word
+
+    if not is_word(text):
+        raise argparse.ArgumentTypeError(f"a name is printable text without spaces, not {text!r}")
+    return text
+
+
 def _add_serve(commands: argparse._SubParsersAction) -> None:
     serve = commands.add_parser(
         "serve", help="run a game server with its built-in players (FishNet)"
@@ -301,7 +309,9 @@ def _add_fishnet_clients(commands: argparse._SubParsersAction) -> None:
             metavar="HOST:PORT",
             help="where the server listens (default 127.0.0.1:1530)",
         )
-        parser.add_argument("--name", required=True, help="your team name (no spaces)")
+        parser.add_argument(
+            "--name", required=True, type=_team_name, help="your team name (no spaces)"
+        )
         parser.add_argument(
             "--opponent",
             required=True,

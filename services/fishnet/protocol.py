@@ -76,7 +76,7 @@ def _check_rank(rank: object) -> None:
         raise ValueError(f"a rank is 0-{RANK_COUNT - 1}, not {rank!r}")
 
 
-def _is_word(text: object) -> bool:
+def is_word(text: object) -> bool:
     # str.isprintable() is False for every whitespace character but " ".
     return isinstance(text, str) and bool(text) and text.isprintable() and " " not in text
 
@@ -95,7 +95,7 @@ class Play:
     opponent: str
 
     def __post_init__(self) -> None:
-        if not (_is_word(self.team) and _is_word(self.opponent)):
+        if not (is_word(self.team) and is_word(self.opponent)):
             raise ValueError(f"names need printable text without spaces: {self!r}")
 
 
@@ -202,7 +202,7 @@ class Error:
     reason: str
 
     def __post_init__(self) -> None:
-        if not _is_word(self.reason):
+        if not is_word(self.reason):
             raise ValueError(f"an error reason is printable text without spaces: {self.reason!r}")
 
 
@@ -265,13 +265,13 @@ def _count(word: str) -> int:
 
 
 def _name(word: str) -> str:
-    if not _is_word(word):
+    if not is_word(word):
         raise BadLine("bad_name")
     return word
 
 
 def _reason(word: str) -> str:
-    if not _is_word(word):
+    if not is_word(word):
         raise BadLine("bad_reason")
     return word
 

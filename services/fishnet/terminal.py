@@ -171,7 +171,7 @@ class TerminalAgent:
                 continue
             if word in ("pass", "p"):
                 decision = Decision(None)
-            elif word.isdigit() and int(word) < RANK_COUNT:
+            elif word.isascii() and word.isdigit() and int(word) < RANK_COUNT:
                 rank = int(word)
                 if not self.seen.hand[rank]:
                     self.say(f"you hold no {rank}s: ask for a rank in your hand")

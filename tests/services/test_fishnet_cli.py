@@ -84,7 +84,7 @@ def test_two_bot_processes_meet_through_the_server(server: tuple[ChildProcess, s
 def test_a_person_plays_a_whole_game_from_the_terminal(server: tuple[ChildProcess, str]) -> None:
     _, address = server
     # Help, two bad inputs, then every rank in turn: ranks not held are refused locally.
-    moves = "help\n99\nask\n" + "".join(f"{r}\n" for _ in range(60) for r in range(13))
+    moves = "help\n99\nask\n\u00b2\n" + "".join(f"{r}\n" for _ in range(60) for r in range(13))
     done = ring(
         "play", "fishnet", "--server", address, "--name", "ann", "--opponent", "alice",
         stdin=moves,
@@ -94,6 +94,7 @@ def test_a_person_plays_a_whole_game_from_the_terminal(server: tuple[ChildProces
     assert re.search(r"^you are dealt: (\d+ ){6}\d+$", out, re.M)
     assert "ask the opponent for all its cards of that rank" in out  # help
     assert "not a move: '99'" in out and "not a move: 'ask'" in out
+    assert "not a move: '\u00b2'" in out  # a digit, but not an ASCII one
     assert re.search(r"you hold no \d+s: ask for a rank in your hand", out)
     assert re.search(r"^your hand: .*\(\d+ cards\)$", out, re.M)
     assert re.search(r"^books: you \d+ \[.*\], alice \d+ \[.*\]$", out, re.M)
@@ -121,6 +122,12 @@ def test_no_server_is_one_clear_line() -> None:
                 "--opponent", "spot")  # fmt: skip
     assert done.returncode == 1
     assert done.stderr.strip() == "x: cannot connect to 127.0.0.1:1: Connection refused"
+
+
+def test_names_with_spaces_are_refused_before_connecting() -> None:
+    done = ring("bot", "fishnet", "--level", "spot", "--name", "a b", "--opponent", "spot")
+    assert done.returncode == 2
+    assert "argument --name: a name is printable text without spaces, not 'a b'" in done.stderr
 
 
 def test_serve_needs_a_game_and_a_free_port(server: tuple[ChildProcess, str]) -> None:
