@@ -32,7 +32,7 @@ import shlex
 import socket
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
@@ -292,8 +292,43 @@ def _interface_addresses(interfaces: tuple[str, ...]) -> list[str]:
 # -- advertising -----------------------------------------------------------------
 
 
-async def advertise_or_say_why(advertiser: Advertiser, who: str) -> None:
-    """Run ``advertiser``, telling stderr where; a failure is one line, and serving goes on."""
+def start_advertising(
+    nursery: trio.Nursery,
+    kind: str,
+    port: int,
+    *,
+    host: str,
+    mdns_interface: str | None,
+    mdns_name: str,
+    txt: Mapping[str, str],
+    who: str,
+    on_advertise: Callable[[Advertiser], object] | None = None,
+) -> Advertiser | None:
+    """Advertise a server in the background; it never waits for the registration.
+
+    ``who`` names the server in the stderr lines. None, after one line, if the
+    service cannot be advertised (the server serves on without it).
+    ``on_advertise`` gets the advertiser before its registration starts.
+    """
+    try:
+        advertiser = Advertiser(
+            kind,
+            port,
+            host=host,
+            interfaces=interfaces_for(mdns_interface, host),
+            txt=txt,
+            instance=instance_name(mdns_name),
+        )
+    except (DiscoveryError, ValueError) as exc:
+        print(f"{who}: not advertised over mDNS: {exc}", file=sys.stderr)
+        return None
+    if on_advertise is not None:
+        on_advertise(advertiser)
+    nursery.start_soon(_advertise_or_say_why, advertiser, who)
+    return advertiser
+
+
+async def _advertise_or_say_why(advertiser: Advertiser, who: str) -> None:
     where = ", ".join(advertiser.interfaces)
     print(f"{who}: advertising {advertiser.name} on {where}", file=sys.stderr, flush=True)
     try:

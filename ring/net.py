@@ -93,8 +93,11 @@ async def serve(
         task_status.started((plain_ip(bound_host), bound_port))
 
 
-def listens_beyond_loopback(host: str) -> bool:
-    """Whether a server on ``host`` can be reached from the LAN (so it should advertise)."""
+def wants_mdns(advertise: bool | None, host: str) -> bool:
+    """The ``--advertise`` choice; by default, whether a server on ``host`` is reachable
+    from the LAN (so it should advertise itself)."""
+    if advertise is not None:
+        return advertise
     if host in ("0.0.0.0", "::"):
         return True
     return not ipaddress.ip_address(host).is_loopback

@@ -44,7 +44,8 @@ class Tell:
     message: ServerMessage
 
 
-_ENDINGS = {Result.WIN: YouWin(), Result.LOSE: YouLose(), Result.TIE: TieGame()}
+# What a player is told of its result.
+ENDINGS = {Result.WIN: YouWin(), Result.LOSE: YouLose(), Result.TIE: TieGame()}
 
 
 class Referee:
@@ -84,7 +85,7 @@ class Referee:
 
     def ending(self) -> list[Tell]:
         """Each seat's result; only once the game is over (``game.stop()`` ends it early)."""
-        return [Tell(seat, _ENDINGS[self.game.result(seat)]) for seat in (0, 1)]
+        return [Tell(seat, ENDINGS[self.game.result(seat)]) for seat in (0, 1)]
 
     def _books(self, seat: int, ranks: Iterable[int]) -> list[Tell]:
         tells = []

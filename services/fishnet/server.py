@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.events import EventLog
-from ring.net import listens_beyond_loopback, mark_established, serve
+from ring.net import mark_established, serve, wants_mdns
 from ring.sansio import Closed, Invalid
 from ring.shutdown import raise_on_sigterm, raised, stop_code
 from ring.transport import Connection
@@ -61,15 +61,12 @@ from services.fishnet.protocol import (
     Request,
     Role,
     ServerMessage,
-    TieGame,
-    YouLose,
     YourTurn,
-    YouWin,
     encode,
     name_key,
     parse_line,
 )
-from services.fishnet.referee import Referee, Tell
+from services.fishnet.referee import ENDINGS, Referee, Tell
 from services.fishnet.rules import FishNetGame, Result, RuleError
 
 if TYPE_CHECKING:
@@ -202,6 +199,7 @@ class _Game:
         self.number = number
         self.seats: list[_Seat] = [first]
         self.names = [team]
+        self.bot_name: str | None = None  # the built-in opponent, if any
         self.wanted = wanted  # the opponent named in the first client's play
         self.to_inbox, self.inbox = trio.open_memory_channel[_InboxItem](_INBOX_SIZE)
         self.finished = trio.Event()
@@ -230,14 +228,15 @@ class _Game:
         self.to_inbox.send_nowait((1, _Joined()))
 
     def add_bot(self, name: str) -> None:
-        self.seats.append(_Bot(name, make_player(name, 0)))  # seeded again at start
+        """A built-in player takes seat 1; it is made at the start, from the game's seed."""
+        self.bot_name = name
         self.names.append(name)
 
     # -- running ---------------------------------------------------------------------
 
     async def run(self) -> None:
         try:
-            if len(self.seats) == 1 and not await self._wait_for_opponent():
+            if len(self.names) == 1 and not await self._wait_for_opponent():
                 return
             await self._play()
         finally:
@@ -270,15 +269,9 @@ class _Game:
         keys = sorted(name_key(name) for name in self.names)
         self.seed = server.game_seed(keys)
         first: int | None = None
-        bot_seat = next((i for i, s in enumerate(self.seats) if isinstance(s, _Bot)), None)
-        if bot_seat is not None:
-            bot = self.seats[bot_seat]
-            assert isinstance(bot, _Bot)
-            bot.player = make_player(bot.name, f"{self.seed}:bot")
-            if server.config.bot_moves == "first":
-                first = bot_seat
-            elif server.config.bot_moves == "second":
-                first = 1 - bot_seat
+        if self.bot_name is not None:
+            self.seats.append(_Bot(self.bot_name, make_player(self.bot_name, f"{self.seed}:bot")))
+            first = {"first": 1, "second": 0}.get(server.config.bot_moves)
         game = server.config.make_game(self.seed, first)
         self.referee = Referee(game, youmake=server.config.youmake)
         self.log.write(
@@ -349,7 +342,7 @@ class _Game:
         if self.timed_out is not None:
             loser, why, reason = self.timed_out, "opponent_timed_out", "timed out"
             await self._tell(loser, Error("move_timeout"))
-            await self._tell(loser, _result(Result.LOSE))
+            await self._tell(loser, ENDINGS[Result.LOSE])
         else:
             # A quit leaves the connection open: it gets nothing more either.
             loser = self.leaver if self.leaver is not None else min(self.gone)
@@ -358,7 +351,7 @@ class _Game:
         winner = 1 - loser
         if winner not in self.gone:
             await self._tell(winner, Error(why))
-            await self._tell(winner, _result(Result.WIN))
+            await self._tell(winner, ENDINGS[Result.WIN])
         self._finish(winner, f"{self.names[loser]} {reason}")
 
     def _finish(self, winner: int | None, reason: str) -> None:
@@ -387,8 +380,7 @@ class _Game:
         if isinstance(player, _Bot):
             line = encode(message).decode().rstrip("\n")
             self.log.record(seat=seat, name=player.name, dir="out", line=line)
-            if not isinstance(message, YourTurn):  # asked for in _next_move
-                player.player.hear(line)
+            player.player.hear(line)  # never yourturn: _next_move asks a bot itself
             return True
         if seat in self.gone:
             return False
@@ -396,10 +388,6 @@ class _Game:
             self.gone.add(seat)
             return False
         return True
-
-
-def _result(result: Result) -> ServerMessage:
-    return {Result.WIN: YouWin(), Result.LOSE: YouLose(), Result.TIE: TieGame()}[result]
 
 
 # -- the server ----------------------------------------------------------------------
@@ -563,32 +551,21 @@ class FishNetServer:
         on_advertise: Callable[[Advertiser], object] | None,
     ) -> None:
         config = self.config
-        wanted = config.advertise
-        if not (listens_beyond_loopback(host) if wanted is None else wanted):
+        if not wants_mdns(config.advertise, host):
             return
-        from ring.discovery import (
-            Advertiser,
-            DiscoveryError,
-            advertise_or_say_why,
-            instance_name,
-            interfaces_for,
-        )
+        from ring.discovery import start_advertising
 
-        try:
-            advertiser = Advertiser(
-                "fishnet",
-                port,
-                host=host,
-                interfaces=interfaces_for(config.mdns_interface, host),
-                txt={"v": "1", "bots": ",".join(COMPUTER_PLAYERS)},
-                instance=instance_name(config.mdns_name),
-            )
-        except (DiscoveryError, ValueError) as exc:
-            print(f"fishnet: not advertised over mDNS: {exc}", file=sys.stderr)
-            return
-        if on_advertise is not None:
-            on_advertise(advertiser)
-        nursery.start_soon(advertise_or_say_why, advertiser, "fishnet")
+        start_advertising(
+            nursery,
+            "fishnet",
+            port,
+            host=host,
+            mdns_interface=config.mdns_interface,
+            mdns_name=config.mdns_name,
+            txt={"v": "1", "bots": ",".join(COMPUTER_PLAYERS)},
+            who="fishnet",
+            on_advertise=on_advertise,
+        )
 
 
 # -- entry points --------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import TextIO
 import trio
 
 from services.fishnet.client import ClientError, play_one_game
-from services.fishnet.players import Decision, Player
+from services.fishnet.players import Decision, Smarx
 from services.fishnet.rules import HAND_SIZE, RANK_COUNT
 
 HELP = f"""\
@@ -29,47 +29,18 @@ On your turn, type one of:
   help                 this text"""
 
 
-class Observer(Player):
-    """Tracks what the protocol lines prove, for display; the person decides."""
+class Observer(Smarx):
+    """Smarx's card accounting (``known``, ``lacks``) for display; the person decides."""
 
     name = "you"
 
     def __init__(self) -> None:
         super().__init__(0)
-        self.surely = [0] * RANK_COUNT  # cards of each rank the opponent must hold
-        self.lacks: set[int] = set()  # ranks it certainly holds none of
         self.decision: Decision | None = None
 
     def _decide(self) -> Decision:
         assert self.decision is not None
         return self.decision
-
-    def _on_opponent_shows(self, rank: int) -> None:
-        self.surely[rank] = max(self.surely[rank], 1)
-        self.lacks.discard(rank)
-
-    def _on_opponent_took(self, rank: int, count: int) -> None:
-        self.surely[rank] += count
-
-    def _on_opponent_gave(self, rank: int, count: int) -> None:
-        self._holds_none(rank)
-
-    def _on_opponent_lacks(self, rank: int) -> None:
-        self._holds_none(rank)
-
-    def _holds_none(self, rank: int) -> None:
-        self.surely[rank] = 0
-        self.lacks.add(rank)
-
-    def _on_opponent_drew(self) -> None:
-        self.lacks.clear()
-
-    def _on_opponent_drew_rank(self, rank: int) -> None:
-        self.surely[rank] += 1
-
-    def _on_booked(self, rank: int) -> None:
-        self.surely[rank] = 0
-        self.lacks.discard(rank)
 
 
 def _cards(counts: list[int]) -> str:
@@ -149,7 +120,7 @@ class TerminalAgent:
             f"{them} {len(seen.opponent_books)} [{_ranks(seen.opponent_books)}]"
         )
         self.say(f"deck: {seen.deck_size} cards; {them} holds {seen.opponent_hand_size} cards")
-        surely = [f"{r} (x{n})" for r, n in enumerate(seen.surely) if n]
+        surely = [f"{r} (x{n})" for r, n in enumerate(seen.known) if n]
         self.say(
             f"{them} surely holds: {', '.join(surely) or '-'}; "
             f"holds none of: {_ranks(list(seen.lacks))}"

@@ -34,7 +34,7 @@ import trio
 
 from ring.events import EventLog
 from ring.framing import DEFAULT_MAX_MESSAGE
-from ring.net import listens_beyond_loopback, mark_established, serve
+from ring.net import mark_established, serve, wants_mdns
 from ring.oldmaid.messages import (
     Discard,
     Draw,
@@ -425,48 +425,35 @@ class _Table:
     ) -> None:
         """Start advertising in the background if configured: joins never wait for it."""
         config = self.config
-        wanted = config.advertise
-        if not (listens_beyond_loopback(host) if wanted is None else wanted):
+        if not wants_mdns(config.advertise, host):
             return
-        from ring.discovery import (
-            Advertiser,
-            DiscoveryError,
-            advertise_or_say_why,
-            instance_name,
-            interfaces_for,
-            oldmaid_txt,
+        from ring.discovery import start_advertising
+
+        assert self.nursery is not None
+        self.advertiser = start_advertising(
+            self.nursery,
+            "oldmaid",
+            port,
+            host=host,
+            mdns_interface=config.mdns_interface,
+            mdns_name=config.mdns_name,
+            txt=self._mdns_txt(),
+            who="table",
+            on_advertise=on_advertise,
         )
 
-        try:
-            advertiser = Advertiser(
-                "oldmaid",
-                port,
-                host=host,
-                interfaces=interfaces_for(config.mdns_interface, host),
-                txt=oldmaid_txt(players=config.players, joined=0, state="waiting"),
-                instance=instance_name(config.mdns_name),
-            )
-        except (DiscoveryError, ValueError) as exc:
-            print(f"table: not advertised over mDNS: {exc}", file=sys.stderr)
-            return
-        self.advertiser = advertiser
-        self._advertise_state()
-        if on_advertise is not None:
-            on_advertise(advertiser)
-        assert self.nursery is not None
-        self.nursery.start_soon(advertise_or_say_why, advertiser, "table")
+    def _mdns_txt(self) -> dict[str, str]:
+        from ring.discovery import oldmaid_txt
+
+        return oldmaid_txt(
+            players=self.config.players,
+            joined=len(self.referee.joined),
+            state=self.referee.state.value,
+        )
 
     def _advertise_state(self) -> None:
         if self.advertiser is not None:
-            from ring.discovery import oldmaid_txt
-
-            self.advertiser.update(
-                oldmaid_txt(
-                    players=self.config.players,
-                    joined=len(self.referee.joined),
-                    state=self.referee.state.value,
-                )
-            )
+            self.advertiser.update(self._mdns_txt())
 
     def outcome(self) -> TableOutcome:
         standing = self.referee.status()
