@@ -437,7 +437,8 @@ class FishNetServer:
         address = conn.remote_address
         peer = f"{address[0]}:{address[1]}" if address else "?"
         client = _Client(next(self._numbers), peer, conn, link)
-        conn.observer = functools.partial(self._observe, client)
+        if self.config.transcript_dir is not None:  # spares the encoding when nobody reads it
+            conn.observer = functools.partial(self._observe, client)
         try:
             await self._converse(client)
         except Exception:
