@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench clean
+.PHONY: setup test lint scenario-8-players scenario-lan bench fishnet-study clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,11 @@ scenario-lan: setup
 
 bench: setup
 	$(BIN)/python -m scenarios.bench
+
+# The built-in FishNet players beside candidate rules, in-process (~20 s): the
+# figures behind the ladder's open questions (docs/protocols/fishnet.md).
+fishnet-study: setup
+	$(BIN)/python -m scenarios.fishnet_study
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -154,16 +154,21 @@ def _percent(value: float) -> str:
     return f"{100 * value:5.1f}%"
 
 
-def format_row(r: PairResult) -> str:
+def format_figures(r: PairResult, name_width: int = 5) -> str:
+    """The pair, its wins, ties and losses, win rate and score, each with its interval."""
     win_low, win_high = wilson(r.wins, r.games)
     score_low, score_high = wilson(r.wins + r.ties / 2, r.games)
-    verdict = "MET" if r.met() else "NOT MET"
     return (
-        f"  {r.strong:>5} v {r.weak:<5} {r.wins:>5} {r.ties:>5} {r.losses:>5}  "
+        f"  {r.strong:>{name_width}} v {r.weak:<{name_width}} "
+        f"{r.wins:>5} {r.ties:>5} {r.losses:>5}  "
         f"{_percent(r.win_rate)} [{_percent(win_low)}, {_percent(win_high)}]  "
-        f"{_percent(r.score)} [{_percent(score_low)}, {_percent(score_high)}]  "
-        f">= {r.goal():.0%}: {verdict}"
+        f"{_percent(r.score)} [{_percent(score_low)}, {_percent(score_high)}]"
     )
+
+
+def format_row(r: PairResult) -> str:
+    verdict = "MET" if r.met() else "NOT MET"
+    return f"{format_figures(r)}  >= {r.goal():.0%}: {verdict}"
 
 
 HEADER = (
