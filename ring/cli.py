@@ -289,6 +289,13 @@ def _add_serve(commands: argparse._SubParsersAction) -> None:
     )
     serve.add_argument("--max-connections", type=_positive, default=256, metavar="N")
     serve.add_argument(
+        "--max-waiting-per-host",
+        type=_positive,
+        default=32,
+        metavar="N",
+        help="clients of one host waiting for a named opponent at once (default 32)",
+    )
+    serve.add_argument(
         "--advertise",
         action=argparse.BooleanOptionalAction,
         help="advertise over mDNS (default: only when --host is not a loopback address)",

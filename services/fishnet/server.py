@@ -97,6 +97,9 @@ class ServerConfig:
     send_timeout: float = 10.0
     max_moves: int = 1000
     max_connections: int = 256
+    # Clients of one host waiting for a named opponent at once: a client stuck
+    # in a reconnect loop must not fill the server for the whole class.
+    max_waiting_per_host: int = 32
     advertise: bool | None = None  # None: only when not on a loopback address
     mdns_interface: str | None = None
     mdns_name: str = "fishnet"
@@ -108,6 +111,8 @@ class ServerConfig:
             raise ValueError(f"bot_moves is one of {', '.join(BOT_MOVES)}")
         if self.max_moves < 1:
             raise ValueError("max_moves must be at least 1")
+        if self.max_waiting_per_host < 1:
+            raise ValueError("max_waiting_per_host must be at least 1")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ServerConfig:
@@ -123,6 +128,7 @@ class ServerConfig:
             move_timeout=args.move_timeout,
             max_moves=args.max_moves,
             max_connections=args.max_connections,
+            max_waiting_per_host=args.max_waiting_per_host,
             advertise=args.advertise,
             mdns_interface=args.mdns_interface,
             mdns_name=args.name or "fishnet",
@@ -162,6 +168,7 @@ def new_seed() -> int:
 class _Client:
     number: int  # accept order
     peer: str
+    host: str  # the remote address without the port
     conn: Connection
     link: Link
     name: str | None = None  # the team name, once "play" was accepted
@@ -201,6 +208,7 @@ class _Game:
         self.names = [team]
         self.bot_name: str | None = None  # the built-in opponent, if any
         self.wanted = wanted  # the opponent named in the first client's play
+        self.host = first.host  # whose waiting count this game is, while it waits
         self.to_inbox, self.inbox = trio.open_memory_channel[_InboxItem](_INBOX_SIZE)
         self.finished = trio.Event()
         self.seed = ""
@@ -240,6 +248,7 @@ class _Game:
                 return
             await self._play()
         finally:
+            self.server.withdraw(self)  # however it ended, nobody may join it now
             self.server.games_running.discard(self)
             self.finished.set()
             self.log.close()
@@ -436,7 +445,7 @@ class FishNetServer:
         conn = Connection(stream, link, timeout=self.config.send_timeout)
         address = conn.remote_address
         peer = f"{address[0]}:{address[1]}" if address else "?"
-        client = _Client(next(self._numbers), peer, conn, link)
+        client = _Client(next(self._numbers), peer, address[0] if address else "?", conn, link)
         if self.config.transcript_dir is not None:  # spares the encoding when nobody reads it
             conn.observer = functools.partial(self._observe, client)
         try:
@@ -450,10 +459,17 @@ class FishNetServer:
         play = await self._await_play(client)
         if play is None:
             return
-        mark_established()  # never evicted at the connection cap from now on
         client.name = play.team
         bot = COMPUTER_PLAYERS.get(name_key(play.opponent))
         joined = None if bot is not None else self._match(play)
+        if (
+            bot is None
+            and joined is None
+            and self._waiting_from(client.host) >= self.config.max_waiting_per_host
+        ):
+            await self._send(client, Error("too_many_waiting"))
+            return
+        mark_established()  # never evicted at the connection cap from now on
         if joined is not None:
             joined.add_client(client, play.team)
             game = joined
@@ -471,6 +487,9 @@ class FishNetServer:
             else:
                 await game.finished.wait()
             nursery.cancel_scope.cancel()
+
+    def _waiting_from(self, host: str) -> int:
+        return sum(game.host == host for queue in self._waiting.values() for game in queue)
 
     def _match(self, play: Play) -> _Game | None:
         key = (name_key(play.opponent), name_key(play.team))

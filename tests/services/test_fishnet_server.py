@@ -164,6 +164,46 @@ async def test_clients_waiting_for_others_are_not_paired_with_each_other() -> No
         assert lines == {"a waited for x, who did not come", "b waited for y, who did not come"}
 
 
+async def test_one_host_may_keep_only_so_many_clients_waiting() -> None:
+    config = replace(BASE, max_waiting_per_host=2, wait_timeout=2.0)
+    async with running(config) as server, trio.open_nursery() as nursery:
+        first_lines_in, first_lines = trio.open_memory_channel[tuple[str, list[str]]](8)
+
+        async def watch(team: str, client: LineClient) -> None:
+            await first_lines_in.send((team, await client.rest()))
+
+        clients = {team: await LineClient.connect(server) for team in ("a", "b", "c")}
+        for team, client in clients.items():
+            await client.send(f"play {team} nobody-{team}\n")
+            nursery.start_soon(watch, team, client)
+        # Whichever play came third is refused; the other two are waiting now.
+        with trio.fail_after(WAIT):
+            refused, lines = await first_lines.receive()
+        assert lines == ["error too_many_waiting"]
+        waiting = sorted(set(clients) - {refused})
+        # At the limit, a game against a built-in player still starts at once,
+        # and a client naming a waiting one still joins it.
+        bot_game = await LineClient.connect(server)
+        await bot_game.send("play d spot\n")
+        assert (await bot_game.line() or "").startswith("fish")
+        partner = await LineClient.connect(server)
+        await partner.send(f"play nobody-{waiting[0]} {waiting[0]}\n")
+        assert (await partner.line() or "").startswith("fish")
+        # That one no longer waits, so this host may keep one more client waiting.
+        newcomer = await LineClient.connect(server)
+        await newcomer.send("play e nobody-e\n")
+        assert await newcomer.rest() == ["error no_opponent_came"]
+        with trio.fail_after(WAIT):
+            team, lines = await first_lines.receive()
+        assert (team, lines) == (waiting[1], ["error no_opponent_came"])
+        for client in (bot_game, partner):
+            await client.aclose()
+        # The joined game is still on; closing ends it, and its first client's watcher.
+        with trio.fail_after(WAIT):
+            team, lines = await first_lines.receive()
+        assert team == waiting[0] and lines and lines[-1] in RESULTS
+
+
 @pytest.mark.parametrize(("bot_moves", "bot_first"), [("first", True), ("second", False)])
 async def test_bot_moves_decides_who_starts(bot_moves: str, bot_first: bool) -> None:
     async with running(replace(BASE, bot_moves=bot_moves)) as server:
