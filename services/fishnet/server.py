@@ -265,9 +265,8 @@ class _Game:
                 if isinstance(item, _Joined):
                     return True
                 if isinstance(item, Closed | Quit):
-                    self.server.withdraw(self)
-                    return False
-        self.server.withdraw(self)
+                    return False  # run() withdraws the game as it ends
+        self.server.withdraw(self)  # before the await: nobody may join while we tell
         await self._tell(0, Error("no_opponent_came"))
         self.names.append(self.wanted)
         self._finish(None, "no opponent")
@@ -443,9 +442,9 @@ class FishNetServer:
     async def handle(self, stream: trio.SocketStream) -> None:
         link = Link(Role.SERVER)
         conn = Connection(stream, link, timeout=self.config.send_timeout)
-        address = conn.remote_address
-        peer = f"{address[0]}:{address[1]}" if address else "?"
-        client = _Client(next(self._numbers), peer, address[0] if address else "?", conn, link)
+        host, port = conn.remote_address or ("?", None)
+        peer = host if port is None else f"{host}:{port}"
+        client = _Client(next(self._numbers), peer, host, conn, link)
         if self.config.transcript_dir is not None:  # spares the encoding when nobody reads it
             conn.observer = functools.partial(self._observe, client)
         try:
