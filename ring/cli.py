@@ -81,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="after the game, keep answering status until players leave, at most this long",
     )
+    table.add_argument(
+        "--last-pair-grace",
+        type=_seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="once all players but one are out, how long to wait for pairs never discarded "
+        "before ending the game without them",
+    )
     table.add_argument("--max-connections", type=int, default=64, metavar="N")
     table.add_argument(
         "--advertise",
@@ -177,6 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.2,
         metavar="SECONDS",
         help="once out, keep answering 'out' this long after the game ends",
+    )
+    peer.add_argument(
+        "--stall-timeout",
+        type=_seconds,
+        default=3.0,
+        metavar="SECONDS",
+        help="after handing the turn to a player who then went out and left, how long to "
+        "wait for the turn to move on before reporting that player to the table",
     )
 
     scenario = commands.add_parser(

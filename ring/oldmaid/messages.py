@@ -76,10 +76,20 @@ class YourTurn(Message, tag="your_turn"):
 class Offer(Message, tag="offer"):
     num_cards: Annotated[int, msgspec.Meta(ge=0, le=53)]
     sender: str | None = msgspec.field(default=None, name="from")
+    # Our extra field: this offerer reads a stream of messages, so the
+    # picker may send ``pick`` right behind its ``ok``. Older clients read
+    # one message per ``recv`` and never send it; a picker then pauses.
+    stream: bool = False
 
 
 class Pick(Message, tag="pick"):
     card_num: int
+
+
+class LeftWithTurn(Message, tag="left_with_turn"):
+    """A peer's report to the table: ``nick`` took the turn, went out and left."""
+
+    nick: Nick
 
 
 class GameOver(Message, tag="game_over"):
@@ -89,9 +99,12 @@ class GameOver(Message, tag="game_over"):
     out: list[str] | None = None
     aborted: bool = False
     reason: str | None = None
+    undiscarded: int = 0  # pairs never discarded (a player went out holding them)
 
 
-Request = Join | Draw | Discard | OutOfCards | Status | YourTurn | Offer | Pick | GameOver
+Request = (
+    Join | Draw | Discard | OutOfCards | Status | LeftWithTurn | YourTurn | Offer | Pick | GameOver
+)
 
 Result = Literal["ok", "error", "out", "last_card"]
 
@@ -108,6 +121,7 @@ class Reply(msgspec.Struct, omit_defaults=True):
     loser: str | None = None
     aborted: bool | None = None
     reason: str | None = None
+    undiscarded: int | None = None
 
     def __post_init__(self) -> None:
         if self.card is not None:

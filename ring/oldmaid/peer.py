@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import itertools
 import math
 import random
 import sys
@@ -35,6 +36,7 @@ from ring.oldmaid.messages import (
     Draw,
     GameOver,
     Join,
+    LeftWithTurn,
     Offer,
     OutOfCards,
     Pick,
@@ -59,6 +61,10 @@ from ring.oldmaid.table_client import TableClient, TableError
 from ring.transport import Connection, plain_ip
 
 MAX_BAD_PICKS = 8
+# Dialling a seat that refuses: the first retry after this long, each next
+# one after twice as long, up to DIAL_RETRY_MAX, until the peer timeout.
+DIAL_RETRY_FIRST = 0.01
+DIAL_RETRY_MAX = 0.2
 # After a neighbour fails, how long to wait for the table to abort the game
 # before blaming the neighbour ourselves (see _game_is_over).
 TABLE_GRACE = 0.5
@@ -99,6 +105,12 @@ class PeerConfig:
     join_timeout: float = 600.0
     idle_timeout: float = 120.0
     linger: float = 0.2
+    # A picker pauses this long between ``ok`` and ``pick`` for an offerer
+    # that has not said it reads a stream (older clients read one message a
+    # recv). After a handoff to a player who then goes out and leaves, the
+    # turn must show up again within stall_timeout, or the game is stalled.
+    pick_pause: float = 0.05
+    stall_timeout: float = 3.0
     # Inbound connections: at most this many open at once (ring.net.serve
     # evicts the oldest that has not yet sent a valid message), and one that
     # sends nothing valid within first_message_timeout is closed.
@@ -108,6 +120,21 @@ class PeerConfig:
     table_name: str | None = None  # the instance name, or the part before its id
     mdns_interface: str | None = None  # None: all interfaces
     discover_timeout: float = 10.0
+
+
+@dataclass(eq=False)
+class _Watch:
+    """A handoff being watched: its task ends at the first sign the ring moved on."""
+
+    seat: int
+    progress: trio.Event  # set at the next sign of progress after the handoff
+    scope: trio.CancelScope
+    done: trio.Event
+
+
+# What asking a seat yields when it cannot be reached and the table lists it
+# as out: it left after going out, so it is skipped as if it answered "out".
+_GONE = Reply(result="out", message="left the game")
 
 
 @dataclass(frozen=True)
@@ -151,6 +178,12 @@ class Peer:
         self._links: dict[int, Connection] = {}
         self._answered: set[int] = set()  # seats whose link has carried a reply
         self._last_heard = 0.0  # trio.current_time() of the last message heard
+        self._gone: set[int] = set()  # seats that went out and left (see _left_the_game)
+        # Set (and replaced) whenever the ring shows it moves: a request
+        # reaches our listener, or the game ends.
+        self._progress = trio.Event()
+        self._watch: _Watch | None = None
+        self._nursery: trio.Nursery | None = None
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -180,6 +213,7 @@ class Peer:
 
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
+        self._nursery = nursery
         self._last_heard = trio.current_time()
         table_host, table_port = config.table or await self._find_table()
         try:
@@ -329,6 +363,7 @@ class Peer:
                 aborted=notice.aborted,
                 reason=notice.reason,
             )
+        self._note_progress()
         self._turns_in.send_nowait(None)
 
     # -- the draw phase --------------------------------------------------------
@@ -354,13 +389,13 @@ class Peer:
 
     async def _hand_on_draw(self) -> None:
         for seat in seats_after(self.seat, len(self.players)):
-            link = await self._link_to(seat)
-            reply = await self._ask(link, YourTurn(sender=self.nick), seat)
+            reply = await self._ask(seat, YourTurn(sender=self.nick))
             if reply.result == "ok":
                 self.log.write("your_turn", to=self._nick(seat))
+                self._watch_handoff(seat)
                 return
             if reply.result == "out":
-                self.log.write("skip", over=self._nick(seat), phase="draw")
+                self._log_skip(seat, reply, "draw")
                 continue
             raise PeerError(f"{self._nick(seat)} refused your_turn: {reply.message}")
         raise PeerError("no other player would take the draw turn")
@@ -378,22 +413,24 @@ class Peer:
         if not self.hand:
             await self._go_out()
         offered = len(self.hand)
+        offer = Offer(num_cards=offered, sender=self.nick, stream=True)
         for seat in seats_after(self.seat, len(self.players)):
-            link = await self._link_to(seat)
             t_offer = time.monotonic()
-            reply = await self._ask(link, Offer(num_cards=offered, sender=self.nick), seat)
+            reply = await self._ask(seat, offer)
             if reply.result == "out":
-                self.log.write("skip", over=self._nick(seat), phase="offer")
+                self._log_skip(seat, reply, "offer")
                 continue
             if reply.result != "ok":
                 raise PeerError(f"{self._nick(seat)} refused our offer: {reply.message}")
             if offered == 0:
                 self.log.write("pass", to=self._nick(seat), t_start=t_start, t_offer=t_offer)
+                self._watch_handoff(seat)
                 return
             self.log.write(
                 "offer", to=self._nick(seat), num_cards=offered, t_start=t_start, t_offer=t_offer
             )
-            await self._serve_pick(self._links[seat], seat)
+            await self._serve_pick(self._links[seat], seat, offered)
+            self._watch_handoff(seat)
             if not self.hand:
                 await self._go_out()
             return
@@ -402,7 +439,7 @@ class Peer:
         self.lost = True
         self.log.write("lost", hand=[_wire(c) for c in self.hand.cards], how="no one else in")
 
-    async def _serve_pick(self, link: Connection, seat: int) -> None:
+    async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         for _ in range(MAX_BAD_PICKS):
             try:
                 event = await link.receive(timeout=self.config.timeout)
@@ -411,8 +448,11 @@ class Peer:
                     f"{self._nick(seat)} did not pick within {self.config.timeout:g} s"
                 ) from None
             if isinstance(event, Pick):
+                # WIRE.md: the handout's "between 0 and number_of_cards_left"
+                # was read inclusively by real clients; n is the last card.
+                index = offered - 1 if event.card_num == offered else event.card_num
                 try:
-                    card = self.hand.give(event.card_num)
+                    card = self.hand.give(index)
                 except IndexError as exc:
                     await link.send(error(str(exc)))
                     continue
@@ -447,6 +487,10 @@ class Peer:
                 Discard(cards=[first, second], last_cards="true" if empties else "false")
             )
             if not reply.ok:
+                # A game decided while pairs were missing may end before our
+                # last pair arrives (WIRE.md); then there is nothing to refuse.
+                if await self._game_is_over():
+                    return
                 raise PeerError(f"the table refused the pair {first}, {second}: {reply.message}")
             self.log.write("discard", cards=[_wire(first), _wire(second)])
             if empties:
@@ -498,6 +542,7 @@ class Peer:
                 if not established:
                     established = True
                     mark_established()
+                self._note_progress()
                 with trio.fail_after(self.config.join_timeout):
                     await self.seated.wait()
                 if isinstance(event, YourTurn):
@@ -530,6 +575,9 @@ class Peer:
             return
         card_num = self.hand.choose_pick(offer.num_cards)
         giver = offer.sender or "the offering player"
+        if not offer.stream:
+            # It may read one message per recv: ok and pick must not arrive together.
+            await trio.sleep(self.config.pick_pause)
         for _ in range(MAX_BAD_PICKS):
             # We accepted the offer, so the turn is ours once the card comes:
             # if it never does, nobody else will notice, so this is the end.
@@ -566,38 +614,169 @@ class Peer:
     def _nick(self, seat: int) -> str:
         return self.players[seat][1]
 
-    async def _link_to(self, seat: int) -> Connection:
+    async def _link_to(self, seat: int) -> Connection | None:
+        """The open link to ``seat``, dialled if need be; None if the seat has left the game.
+
+        Older clients start listening only after their join reply, so a
+        refused dial is tried again, with a short backoff, until the peer
+        timeout. A seat that cannot be reached but that the table lists as
+        out has left after going out (allowed): it is skipped from then on.
+        """
+        await self._stop_watch()  # we hold the turn, so the ring has moved on
+        if seat in self._gone:
+            return None
         link = self._links.get(seat)
-        if link is None:
-            (host, port), nick = self.players[seat]
+        if link is not None:
+            return link
+        (host, port), nick = self.players[seat]
+        deadline = trio.current_time() + self.config.timeout
+        delay = DIAL_RETRY_FIRST
+        for attempt in itertools.count(1):
             try:
-                stream = await dial(host, port, timeout=self.config.timeout)
+                remaining = max(deadline - trio.current_time(), 0.0)
+                stream = await dial(host, port, timeout=remaining)
+                break
             except (OSError, trio.TooSlowError) as exc:
-                raise PeerError(f"cannot reach {nick} at {host}:{port}: {exc}") from None
-            link = Connection(stream, Link(Role.OFFERER), timeout=self.config.timeout)
-            self._links[seat] = link
+                failure = exc
+            if await self._left_the_game(seat):
+                return None
+            if trio.current_time() + delay >= deadline:
+                raise PeerError(
+                    f"cannot reach {nick} at {host}:{port} within {self.config.timeout:g} s "
+                    f"({attempt} attempts): {failure or 'timed out'}"
+                ) from None
+            await trio.sleep(delay)
+            delay = min(2 * delay, DIAL_RETRY_MAX)
+        if attempt > 1:
+            self.log.write("dialled", to=nick, attempts=attempt)
+        link = Connection(stream, Link(Role.OFFERER), timeout=self.config.timeout)
+        self._links[seat] = link
         return link
 
-    async def _ask(self, link: Connection, request: YourTurn | Offer, seat: int) -> Reply:
-        """Send one request to ``seat``; its reply, or ``PeerError`` naming who failed.
+    async def _left_the_game(self, seat: int) -> bool:
+        """Whether ``seat``, which failed us, is out by the table's status: then it is gone."""
+        reply = await self._table_request(Status())
+        if not (reply.ok and reply.out is not None and self._nick(seat) in reply.out):
+            return False
+        self._gone.add(seat)
+        link = self._links.pop(seat, None)
+        if link is not None:
+            await link.aclose()
+        self.log.write("gone", nick=self._nick(seat))
+        return True
 
-        A link that has never carried a reply may have been closed unread by
-        the listener (evicted at its connection cap while idle, or past its
-        first-message timeout). The request was then never read, so it goes
-        once more on a fresh connection; ``self._links[seat]`` is that one.
+    def _log_skip(self, seat: int, reply: Reply, phase: str) -> None:
+        if reply is _GONE:
+            self.log.write("skip", over=self._nick(seat), phase=phase, left=True)
+        else:
+            self.log.write("skip", over=self._nick(seat), phase=phase)
+
+    async def _ask(self, seat: int, request: YourTurn | Offer) -> Reply:
+        """Send one request to ``seat``; its reply, ``_GONE``, or ``PeerError`` naming who failed.
+
+        A link that closes instead of answering belongs to a player who left
+        (skipped if the table lists it as out), or was closed unread by the
+        listener (evicted at its connection cap while idle, or past its
+        first-message timeout): a link that never carried a reply gets the
+        request once more on a fresh connection.
         """
-        event = await self._exchange(link, request, seat)
-        if isinstance(event, Closed) and seat not in self._answered:
+        for attempt in range(2):
+            link = await self._link_to(seat)
+            if link is None:
+                return _GONE
+            event = await self._exchange(link, request, seat)
+            if not isinstance(event, Closed):
+                break
             self._links.pop(seat, None)
             await link.aclose()
-            link = await self._link_to(seat)
-            event = await self._exchange(link, request, seat)
+            if await self._left_the_game(seat):
+                return _GONE
+            if attempt or seat in self._answered:
+                raise PeerError(f"{self._nick(seat)} closed the connection")
         if isinstance(event, Answered):
             self._answered.add(seat)
             return event.reply
-        if isinstance(event, Closed):
-            raise PeerError(f"{self._nick(seat)} closed the connection")
         raise PeerError(f"{self._nick(seat)} sent {event!r} instead of a reply")
+
+    # -- a handoff to a player who leaves --------------------------------------
+
+    def _note_progress(self) -> None:
+        self._progress.set()
+        self._progress = trio.Event()
+
+    def _watch_handoff(self, seat: int) -> None:
+        """Watch the player we just handed the turn to, until the ring shows it moved on.
+
+        A player who goes out by taking the turn must pass it on (an offer of
+        num_cards 0). Some older clients leave instead, and then nobody holds
+        the turn. Only the player who handed it over can tell: its link to
+        that player closes before any sign of progress.
+        """
+        link = self._links.get(seat)
+        if link is None or self._nursery is None:
+            return
+        watch = _Watch(seat, self._progress, trio.CancelScope(), trio.Event())
+        self._watch = watch
+        self._nursery.start_soon(self._watch_task, watch, link)
+
+    async def _stop_watch(self) -> None:
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.scope.cancel()
+            await watch.done.wait()
+
+    async def _watch_task(self, watch: _Watch, link: Connection) -> None:
+        try:
+            with watch.scope:
+                if not await self._closes_before_progress(link, watch.progress):
+                    return
+                self._links.pop(watch.seat, None)
+                await link.aclose()
+                if not await self._left_the_game(watch.seat):
+                    return  # still in: the table aborts the game if it has left
+                # It went out holding the turn and left. If it passed the turn
+                # first, the ring shows it soon; if not, nobody holds the turn.
+                with trio.move_on_after(self.config.stall_timeout):
+                    await watch.progress.wait()
+                    return
+                await self._report_left_with_turn(watch.seat)
+        except NETWORK_ERRORS as exc:
+            self.log.write("inbound_error", error=str(exc) or type(exc).__name__)
+        finally:
+            watch.done.set()
+
+    async def _closes_before_progress(self, link: Connection, progress: trio.Event) -> bool:
+        """Whether ``link`` closes (True) before ``progress`` is set (False)."""
+        closed = False
+        async with trio.open_nursery() as nursery:
+
+            async def until_progress() -> None:
+                await progress.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(until_progress)
+            closed = await self._read_until_closed(link)
+            nursery.cancel_scope.cancel()
+        return closed
+
+    async def _read_until_closed(self, link: Connection) -> bool:
+        """Read an idle outbound link until it closes; False if it breaks the protocol."""
+        while True:
+            try:
+                event = await link.receive(timeout=math.inf)
+            except RemoteProtocolError:
+                return False
+            if isinstance(event, Closed):
+                return True
+            if isinstance(event, Invalid):  # nothing is due on an idle link
+                await link.send(error(event.reason))
+
+    async def _report_left_with_turn(self, seat: int) -> None:
+        nick = self._nick(seat)
+        self.log.write("left_with_turn", nick=nick, waited=self.config.stall_timeout)
+        reply = await self._table_request(LeftWithTurn(nick=nick))
+        if not reply.ok:
+            self.log.write("report_refused", nick=nick, message=reply.message)
 
     async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
         """The event that answers ``request``: a reply, ``Closed``, or something odd."""
@@ -654,6 +833,7 @@ def config_from_args(args: argparse.Namespace) -> PeerConfig:
         join_timeout=args.join_timeout,
         idle_timeout=args.idle_timeout,
         linger=args.linger,
+        stall_timeout=getattr(args, "stall_timeout", 3.0),
         max_connections=getattr(args, "max_connections", 64),
         first_message_timeout=getattr(args, "first_message_timeout", 10.0),
         table_name=getattr(args, "table_name", None),

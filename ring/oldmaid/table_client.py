@@ -28,6 +28,9 @@ class TableClient:
         self.notice: GameOver | None = None
         self._lock = trio.Lock()
         self._replies_in, self._replies_out = trio.open_memory_channel[Reply](1)
+        # Replies still to come to requests whose caller was cancelled after
+        # sending: each is dropped on arrival, so it cannot answer the next.
+        self._orphaned = 0
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Read until the table closes; raises ``TableError`` if that is early."""
@@ -38,7 +41,10 @@ class TableClient:
             except RemoteProtocolError as exc:
                 raise TableError(f"the table broke the protocol: {exc}") from None
             if isinstance(event, Answered):
-                self._replies_in.send_nowait(event.reply)
+                if self._orphaned:
+                    self._orphaned -= 1
+                else:
+                    self._replies_in.send_nowait(event.reply)
             elif isinstance(event, GameOver):
                 self.notice = event
                 self.game_over.set()
@@ -54,7 +60,14 @@ class TableClient:
     async def request(self, message: Message, *, timeout: float) -> Reply:
         async with self._lock:
             await self.connection.send(message, timeout=timeout)
-            with trio.move_on_after(timeout):
-                return await self._replies_out.receive()
+            try:
+                with trio.move_on_after(timeout):
+                    return await self._replies_out.receive()
+            except trio.Cancelled:
+                try:
+                    self._replies_out.receive_nowait()  # it came just in time: drop it
+                except trio.WouldBlock:
+                    self._orphaned += 1
+                raise
             name = type(message).__struct_config__.tag
             raise TableError(f"no reply from the table to {name} within {timeout:g} s")

@@ -87,10 +87,17 @@ class WentOut:
 
 
 @dataclass(frozen=True, slots=True)
+class Left:
+    EVENT: ClassVar[str] = "left"
+    nick: str  # a player who was already out closed its table connection
+
+
+@dataclass(frozen=True, slots=True)
 class Over:
     EVENT: ClassVar[str] = "over"
     loser: str
     out: list[str]
+    undiscarded: int  # pairs never discarded (0 when every player discarded every pair)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +106,7 @@ class Aborted:
     reason: str
 
 
-RefereeEvent = Started | Dealt | Discarded | WentOut | Over | Aborted
+RefereeEvent = Started | Dealt | Discarded | WentOut | Left | Over | Aborted
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +118,7 @@ class Standing:
     out: tuple[str, ...]
     loser: str | None = None
     reason: str | None = None
+    undiscarded: int = 0  # pairs never discarded; reported once the game is over
 
 
 def show(card: Card) -> str:
@@ -141,6 +149,7 @@ class TableGame:
         self._dealt = 0
         self._discarded: dict[Card, str] = {}  # card -> who discarded it
         self._out: list[str] = []
+        self._left: set[str] = set()  # out players whose table connection closed
         self._events: list[RefereeEvent] = []
 
     # -- what the table may read -------------------------------------------
@@ -181,6 +190,21 @@ class TableGame:
             return None
         return self._seats[self._dealt % len(self._seats)].nick
 
+    @property
+    def undiscarded_pairs(self) -> int:
+        return PAIRS - len(self._discarded) // 2
+
+    @property
+    def decided(self) -> bool:
+        """The deck is empty and one player is left in, but some pairs are not discarded.
+
+        Usually the loser is about to discard the pair its last pick made;
+        a player that went out without discarding its last pair never will.
+        The table waits a moment for the pairs (``discard`` still works),
+        then calls ``end_without_pairs``.
+        """
+        return self.state is GameState.PLAYING and self._one_left_in()
+
     def take_events(self) -> list[RefereeEvent]:
         """The decisions made since the last call, oldest first."""
         events, self._events = self._events, []
@@ -190,7 +214,10 @@ class TableGame:
         if not self._seats:
             return Standing(self.state, tuple(self._joined), (), reason=self.reason)
         still_in = tuple(seat.nick for seat in self._seats if seat.nick not in self._out)
-        return Standing(self.state, still_in, tuple(self._out), self.loser, self.reason)
+        undiscarded = self.undiscarded_pairs if self.state is GameState.OVER else 0
+        return Standing(
+            self.state, still_in, tuple(self._out), self.loser, self.reason, undiscarded
+        )
 
     # -- before the start ---------------------------------------------------
 
@@ -211,13 +238,24 @@ class TableGame:
         self._joined[nick] = address
 
     def leave(self, nick: str) -> None:
-        """A player's table connection closed: a free seat, or the end of the game."""
+        """A player's table connection closed: a free seat, nothing, or the end of the game.
+
+        A player who is out no longer matters to the game, so it may leave
+        (WIRE.md); the loser leaving once the game is decided ends it. Any
+        other player still in leaving aborts the game.
+        """
         if nick not in self._joined:
             raise RefereeError(f"{nick} has not joined")
         if self.state is GameState.WAITING:
             del self._joined[nick]
         elif self.state is GameState.PLAYING:
-            self.abort(f"{nick} left the table")
+            if nick in self._out:
+                self._left.add(nick)
+                self._events.append(Left(nick))
+            elif self.decided:
+                self.end_without_pairs()
+            else:
+                self.abort(f"{nick} left the table")
 
     def start(self) -> tuple[Seat, ...]:
         self._require(GameState.WAITING)
@@ -306,6 +344,35 @@ class TableGame:
         self._check_over()
         return counted
 
+    def left_with_turn(self, reporter: str, nick: str) -> str:
+        """A peer reports that ``nick`` took the turn, went out and left without passing it.
+
+        Nobody holds the turn any more, so the game cannot go on; it is
+        aborted naming ``nick``. The report is believed only as far as the
+        table can check it: ``nick`` must be out and gone from the table.
+        Returns the reason the game was aborted with.
+        """
+        self._require(GameState.PLAYING)
+        self._seat(reporter)
+        self._seat(nick)
+        if nick not in self._out:
+            raise RefereeError(f"{nick} is still in the game, so it cannot have left with the turn")
+        if nick not in self._left:
+            raise RefereeError(f"{nick} is out but still connected to the table")
+        reason = (
+            f"{nick} went out holding the turn and left without passing it (a player who "
+            f"goes out holding the turn must pass it on with an offer of num_cards 0); "
+            f"reported by {reporter}"
+        )
+        self.abort(reason)
+        return reason
+
+    def end_without_pairs(self) -> None:
+        """End a decided game although pairs were never discarded (see ``decided``)."""
+        if not self.decided:
+            raise RefereeError("the game is not decided")
+        self._end()
+
     def abort(self, reason: str) -> bool:
         """End the game without a loser; False if it had already ended."""
         if self.state not in (GameState.WAITING, GameState.PLAYING):
@@ -352,9 +419,14 @@ class TableGame:
         self._events.append(WentOut(nick, len(self._out)))
         return True
 
+    def _one_left_in(self) -> bool:
+        return self.undrawn == 0 and len(self._out) == len(self._seats) - 1
+
     def _check_over(self) -> None:
-        if len(self._discarded) < 2 * PAIRS or len(self._out) != len(self._seats) - 1:
-            return
+        if self._one_left_in() and self.undiscarded_pairs == 0:
+            self._end()
+
+    def _end(self) -> None:
         self.loser = next(s.nick for s in self._seats if s.nick not in self._out)
         self.state = GameState.OVER
-        self._events.append(Over(self.loser, list(self._out)))
+        self._events.append(Over(self.loser, list(self._out), self.undiscarded_pairs))

@@ -40,6 +40,7 @@ from ring.oldmaid.messages import (
     Draw,
     GameOver,
     Join,
+    LeftWithTurn,
     OutOfCards,
     Reply,
     Request,
@@ -80,6 +81,9 @@ class TableConfig:
     transcript: str | Path | None = None
     idle_timeout: float = 120.0
     linger: float = 10.0
+    # Once every player but one is out, how long to wait for pairs still
+    # undiscarded before ending the game without them (WIRE.md).
+    last_pair_grace: float = 2.0
     max_connections: int = 64
     send_timeout: float = 10.0
     max_message: int = DEFAULT_MAX_MESSAGE
@@ -103,6 +107,7 @@ class TableConfig:
             transcript=args.transcript,
             idle_timeout=args.idle_timeout,
             linger=args.linger,
+            last_pair_grace=getattr(args, "last_pair_grace", 2.0),
             max_connections=args.max_connections,
             advertise=getattr(args, "advertise", None),
             mdns_interface=getattr(args, "mdns_interface", None),
@@ -120,13 +125,21 @@ class TableOutcome:
     loser: str | None
     out: tuple[str, ...]
     reason: str | None
+    undiscarded: int = 0
 
     @property
     def line(self) -> str:
         """The last line ``ring table`` prints."""
         if self.state is GameState.OVER:
-            return f"game over: loser {self.loser}; out: {', '.join(self.out)}"
+            line = f"game over: loser {self.loser}; out: {', '.join(self.out)}"
+            if self.undiscarded:
+                line += f"; {_pairs(self.undiscarded)} never discarded"
+            return line
         return f"game aborted: {self.reason}"
+
+
+def _pairs(count: int) -> str:
+    return f"{count} pair" if count == 1 else f"{count} pairs"
 
 
 def new_seed() -> int:
@@ -185,6 +198,7 @@ class _Table:
         self._seated = trio.Event()  # every join reply has been written
         self._timer: trio.CancelScope | None = None
         self._end_announced = False
+        self._grace_armed = False
         self.advertiser: Advertiser | None = None  # set while advertised over mDNS
 
     # -- connections --------------------------------------------------------
@@ -304,6 +318,9 @@ class _Table:
         if isinstance(request, OutOfCards):
             self.referee.out_of_cards(nick)
             return ok()
+        if isinstance(request, LeftWithTurn):
+            self.referee.left_with_turn(nick, request.nick)
+            return ok()
         # The Link lets only table requests through; anything else is a bug there.
         raise AssertionError(f"unexpected request {request!r}")
 
@@ -405,7 +422,9 @@ class _Table:
             await self._seated.wait()
         standing = self.referee.status()
         if state is GameState.OVER:
-            notice = GameOver(loser=standing.loser, out=list(standing.out))
+            notice = GameOver(
+                loser=standing.loser, out=list(standing.out), undiscarded=standing.undiscarded
+            )
         else:
             notice = GameOver(aborted=True, reason=standing.reason)
         for client in list(self._clients.values()):
@@ -417,6 +436,18 @@ class _Table:
         for event in self.referee.take_events():
             self.transcript.referee(event.EVENT, **msgspec.to_builtins(event))
         self._advertise_state()  # the start and the end come through here
+        if self.referee.decided and not self._grace_armed:
+            self._grace_armed = True
+            assert self.nursery is not None
+            self.nursery.start_soon(self._end_after_grace)
+
+    async def _end_after_grace(self) -> None:
+        """End a decided game whose last pairs do not come (``TableGame.decided``)."""
+        await trio.sleep(self.config.last_pair_grace)
+        if self.referee.decided:
+            self.referee.end_without_pairs()
+            self._record_decisions()
+            await self._announce_end()
 
     # -- mDNS ---------------------------------------------------------------
 
@@ -464,6 +495,7 @@ class _Table:
             loser=standing.loser,
             out=standing.out,
             reason=standing.reason,
+            undiscarded=standing.undiscarded,
         )
 
 
@@ -477,6 +509,7 @@ def _status_reply(standing: Standing) -> Reply:
     if standing.state is GameState.OVER:
         reply.game_over = True
         reply.loser = standing.loser
+        reply.undiscarded = standing.undiscarded
     elif standing.state is GameState.ABORTED:
         reply.aborted = True
         reply.reason = standing.reason

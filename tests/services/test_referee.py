@@ -23,6 +23,7 @@ from services.oldmaid.referee import (
     Dealt,
     Discarded,
     GameState,
+    Left,
     Over,
     RefereeError,
     Started,
@@ -339,7 +340,7 @@ def test_status_before_during_and_after() -> None:
     assert standing.state is GameState.OVER
     assert standing.loser == order[1]
     assert standing.out == (order[2], order[0])
-    assert game.take_events()[-1] == Over(order[1], [order[2], order[0]])
+    assert game.take_events()[-1] == Over(order[1], [order[2], order[0]], 0)
     # After the end: out_of_cards is still ok; play is refused.
     assert game.out_of_cards(order[0]) is False
     assert "game is over" in error_text(game.draw, order[0])
@@ -360,6 +361,101 @@ def test_over_needs_every_pair_and_all_but_one_out() -> None:
     game.out_of_cards(order[1])
     assert game.state is GameState.OVER
     assert game.loser == order[0]
+
+
+def out_but(game: TableGame, loser: str) -> None:
+    """Deal the whole deck and count every player but ``loser`` out."""
+    deal_all(game)
+    for nick in nicks(game):
+        if nick != loser:
+            game.out_of_cards(nick)
+
+
+def test_an_out_player_may_leave_and_the_game_goes_on() -> None:
+    game = started(3)
+    order = nicks(game)
+    deal_all(game)
+    game.out_of_cards(order[0])
+    game.take_events()
+    game.leave(order[0])
+    assert game.state is GameState.PLAYING
+    assert game.take_events() == [Left(order[0])]
+    assert game.status().out == (order[0],)
+    game.leave(order[1])  # a player still in: the end
+    assert game.state is GameState.ABORTED
+    assert game.reason == f"{order[1]} left the table"
+
+
+def test_leaving_after_an_early_out_of_cards_still_aborts() -> None:
+    # out_of_cards during the draw counts for nothing, so the player is still in.
+    game = started(2)
+    order = nicks(game)
+    game.out_of_cards(order[1])
+    game.leave(order[1])
+    assert game.state is GameState.ABORTED
+
+
+def test_one_player_left_in_with_pairs_missing_is_decided_not_over() -> None:
+    game = started(3)
+    order = nicks(game)
+    out_but(game, order[1])
+    assert game.decided
+    assert game.state is GameState.PLAYING
+    assert game.undiscarded_pairs == PAIRS
+    # The pairs may still come; the last one ends the game as usual.
+    while len(game.discarded) < 2 * PAIRS:
+        game.discard(order[1], *drawn_pair(game))
+    assert not game.decided
+    assert game.state is GameState.OVER
+    assert game.take_events()[-1] == Over(order[1], [order[0], order[2]], 0)
+    assert game.status().undiscarded == 0
+
+
+def test_a_decided_game_ends_without_the_missing_pairs() -> None:
+    game = started(2)
+    order = nicks(game)
+    deal_all(game)
+    while len(game.discarded) < 2 * PAIRS - 2:
+        game.discard(order[0], *drawn_pair(game))
+    assert "not decided" in error_text(game.end_without_pairs)
+    game.out_of_cards(order[1])  # went out holding its last pair
+    assert game.decided
+    game.take_events()
+    game.end_without_pairs()
+    assert (game.state, game.loser) == (GameState.OVER, order[0])
+    assert game.take_events() == [Over(order[0], [order[1]], 1)]
+    standing = game.status()
+    assert (standing.loser, standing.undiscarded) == (order[0], 1)
+    assert "game is over" in error_text(game.discard, order[0], *drawn_pair(game))
+
+
+def test_the_loser_leaving_a_decided_game_ends_it() -> None:
+    game = started(3)
+    order = nicks(game)
+    out_but(game, order[2])
+    game.leave(order[2])
+    assert (game.state, game.loser) == (GameState.OVER, order[2])
+    assert game.status().undiscarded == PAIRS
+
+
+def test_left_with_turn_aborts_naming_the_player_and_the_rule() -> None:
+    game = started(4)
+    order = nicks(game)
+    deal_all(game)
+    game.out_of_cards(order[1])
+    assert "still in the game" in error_text(game.left_with_turn, order[0], order[2])
+    assert "still connected" in error_text(game.left_with_turn, order[0], order[1])
+    assert "not playing" in error_text(game.left_with_turn, "ghost", order[1])
+    assert "not playing" in error_text(game.left_with_turn, order[0], "ghost")
+    game.leave(order[1])
+    assert game.state is GameState.PLAYING
+    reason = game.left_with_turn(order[0], order[1])
+    assert game.state is GameState.ABORTED
+    assert game.reason == reason
+    assert reason.startswith(f"{order[1]} went out holding the turn and left without passing it")
+    assert "num_cards 0" in reason
+    assert reason.endswith(f"reported by {order[0]}")
+    assert "aborted" in error_text(game.left_with_turn, order[0], order[1])
 
 
 def test_abort_once() -> None:
@@ -498,7 +594,7 @@ def test_whole_games_end_with_one_loser_who_holds_the_old_maid(
     assert sum(isinstance(e, Discarded) for e in events) == PAIRS
     assert [e.nick for e in events if isinstance(e, WentOut)] == list(game.out)
     assert [e.place for e in events if isinstance(e, WentOut)] == list(range(1, players))
-    assert events[-1] == Over(loser, list(game.out))
+    assert events[-1] == Over(loser, list(game.out), 0)
 
 
 # -- anything at all, in any order ---------------------------------------------------
@@ -508,7 +604,8 @@ CARDS = [*full_deck(), Card("1", "spades"), Card("3", "stars")]
 
 actions = st.one_of(
     st.tuples(st.just("join"), st.sampled_from([*NICKS, "bad nick"]), st.integers(0, 4)),
-    # Leaving aborts a game under way; rare, so that games get somewhere.
+    # Leaving aborts a game under way (unless the player is out); rare, so
+    # that games get somewhere.
     st.tuples(st.just("leave"), st.sampled_from(NICKS), st.integers(0, 9)),
     st.tuples(st.just("start")),
     st.tuples(st.just("draw"), st.sampled_from(NICKS)),
@@ -527,6 +624,8 @@ actions = st.one_of(
     st.tuples(st.just("all_out_but"), st.integers(0, 3)),
     st.tuples(st.just("status")),
     st.tuples(st.just("abort"), st.integers(0, 9)),
+    st.tuples(st.just("end_without_pairs")),
+    st.tuples(st.just("left_with_turn"), st.sampled_from(NICKS), st.sampled_from(NICKS)),
 )
 
 
@@ -570,6 +669,10 @@ def apply(game: TableGame, action: tuple) -> None:
         game.status()
     elif kind == "abort" and args[0] == 0:
         game.abort("testing")
+    elif kind == "end_without_pairs":
+        game.end_without_pairs()
+    elif kind == "left_with_turn":
+        game.left_with_turn(*args)
 
 
 def check_consistent(game: TableGame, events: list) -> None:
@@ -590,12 +693,28 @@ def check_consistent(game: TableGame, events: list) -> None:
     assert standing.state is game.state
     if seated:
         assert sorted([*standing.in_, *standing.out]) == sorted(seated)
+    overs = [e for e in events if isinstance(e, Over)]
     if game.state is GameState.OVER:
-        assert len(discarded) == 2 * PAIRS
+        assert game.undrawn == 0
         assert len(game.out) == len(seated) - 1
         assert game.loser is not None and game.loser not in game.out
+        # Over is recorded once, with the pairs that were never discarded.
+        assert [(e.loser, e.undiscarded) for e in overs] == [
+            (game.loser, PAIRS - len(discarded) // 2)
+        ]
+        assert standing.undiscarded == PAIRS - len(discarded) // 2
     else:
         assert game.loser is None
+        assert overs == []
+    # Decided: one player left in with the deck dealt, and pairs still missing.
+    assert game.decided == (
+        game.state is GameState.PLAYING
+        and game.undrawn == 0
+        and len(game.out) == len(seated) - 1
+        and len(discarded) < 2 * PAIRS
+    )
+    left = {e.nick for e in events if isinstance(e, Left)}
+    assert left <= set(game.out)  # only players who are out leave without an abort
     assert sum(isinstance(e, Dealt) for e in events) == len(game.drawn)
     assert sum(isinstance(e, Discarded) for e in events) * 2 == len(discarded)
     assert [e.nick for e in events if isinstance(e, WentOut)] == list(game.out)
@@ -605,7 +724,7 @@ def check_consistent(game: TableGame, events: list) -> None:
 @given(
     players=st.integers(2, 4),
     seed=st.integers(0, 2**32),
-    head_start=st.integers(0, 3),
+    head_start=st.integers(0, 4),
     script=st.lists(actions, max_size=120),
 )
 def test_any_sequence_of_requests_is_accepted_or_refused_cleanly(
@@ -613,15 +732,17 @@ def test_any_sequence_of_requests_is_accepted_or_refused_cleanly(
 ) -> None:
     game = TableGame(players, seed)
     # Random scripts seldom get far on their own, so some start with a game
-    # seated, dealt, or with every pair discarded.
+    # seated, dealt, with every pair discarded, or decided.
     if head_start >= 1:
         for i in range(players):
             game.join(NICKS[i], ("10.0.0.9", 40000 + i))
         game.start()
     if head_start >= 2:
         apply(game, ("deal_the_rest",))
-    if head_start >= 3:
+    if head_start == 3:
         apply(game, ("discard_every_pair", NICKS[0]))
+    if head_start == 4:  # decided: one player left in, no pair discarded
+        apply(game, ("all_out_but", 0))
     events: list = game.take_events()
     for action in script:
         before = (game.state, game.drawn, game.discarded, game.out, game.joined)
@@ -634,3 +755,5 @@ def test_any_sequence_of_requests_is_accepted_or_refused_cleanly(
         events.extend(game.take_events())
         check_consistent(game, events)
     event(f"ended {game.state.value}")
+    if game.state is GameState.OVER:
+        event("over, pairs undiscarded" if game.status().undiscarded else "over, all pairs")

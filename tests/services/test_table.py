@@ -557,6 +557,108 @@ async def test_a_dropped_player_aborts_the_game() -> None:
         assert outcome.line == f"game aborted: {leaver} left the table"
 
 
+async def test_a_player_who_is_out_may_leave_and_the_game_goes_on(tmp_path: Path) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table(players=3, transcript=transcript) as running:
+        g = await join_all(running, 3)
+        await deal_all(g)
+        assert await g.seat(0).request({"cmd": "out_of_cards"}) == {"result": "ok"}
+        await g.seat(0).aclose()
+        await until_in(g.seat(1), g.seats[1:])
+        status = await g.seat(1).status()
+        assert (status["state"], status["out"]) == ("playing", [g.seats[0]])
+        assert g.seat(1).notices == []
+        # A player who is still in leaving is the end, as before.
+        await g.seat(2).aclose()
+        notice = await g.seat(1).notice()
+        assert notice == {
+            "cmd": "game_over",
+            "aborted": True,
+            "reason": f"{g.seats[2]} left the table",
+        }
+    left = [r for r in read_events(transcript) if r.get("event") == "left"]
+    assert [r["nick"] for r in left] == [g.seats[0]]
+
+
+async def test_a_game_decided_without_its_last_pair_ends_after_the_grace(
+    tmp_path: Path,
+) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table(players=2, transcript=transcript, last_pair_grace=0.2) as running:
+        g = await join_all(running, 2)
+        got = await deal_all(g)
+        drawn = [card for cards in got.values() for card in cards]
+        _, pairs = split_pairs(drawn)
+        for pair in pairs[:-1]:  # the last pair goes out in a hand, undiscarded
+            reply = await g.seat(0).request({"cmd": "discard", "cards": [wire(c) for c in pair]})
+            assert reply["result"] == "ok", reply
+        assert await g.seat(1).request({"cmd": "out_of_cards"}) == {"result": "ok"}
+        assert (await g.seat(0).status())["state"] == "playing"  # the pair may still come
+        notice = await g.seat(0).notice()
+        assert notice == {
+            "cmd": "game_over",
+            "loser": g.seats[0],
+            "out": [g.seats[1]],
+            "undiscarded": 1,
+        }
+        status = await g.seat(0).status()
+        assert (status["game_over"], status["undiscarded"]) == (True, 1)
+        last = {"cmd": "discard", "cards": [wire(c) for c in pairs[-1]]}
+        assert_error(await g.seat(0).request(last), "game is over")
+        for client in g.clients.values():
+            await client.aclose()
+        outcome = await running.finished()
+    assert (
+        outcome.line == f"game over: loser {g.seats[0]}; out: {g.seats[1]}; 1 pair never discarded"
+    )
+    over = [r for r in read_events(transcript) if r.get("event") == "over"]
+    assert [(r["loser"], r["undiscarded"]) for r in over] == [(g.seats[0], 1)]
+
+
+async def test_the_last_pair_within_the_grace_ends_the_game_as_usual() -> None:
+    async with table(players=2, last_pair_grace=TIMEOUT * 2) as running:
+        g = await join_all(running, 2)
+        got = await deal_all(g)
+        _, pairs = split_pairs([card for cards in got.values() for card in cards])
+        for pair in pairs[:-1]:
+            await g.seat(0).request({"cmd": "discard", "cards": [wire(c) for c in pair]})
+        await g.seat(1).request({"cmd": "out_of_cards"})
+        last = {"cmd": "discard", "cards": [wire(c) for c in pairs[-1]]}
+        assert await g.seat(0).request(last) == {"result": "ok", "message": "ok"}
+        notice = await g.seat(0).notice()
+        assert notice == {"cmd": "game_over", "loser": g.seats[0], "out": [g.seats[1]]}
+
+
+async def test_left_with_turn_is_checked_then_aborts_naming_the_player() -> None:
+    async with table(players=3, linger=TIMEOUT) as running:
+        g = await join_all(running, 3)
+        reporter, leaver = g.seat(0), g.seats[1]
+        report = {"cmd": "left_with_turn", "nick": leaver}
+        assert_error(await reporter.request(report), "still in the game")
+        await deal_all(g)
+        await g.seat(1).request({"cmd": "out_of_cards"})
+        assert_error(await reporter.request(report), "still connected")
+        assert_error(await reporter.request({"cmd": "left_with_turn", "nick": "ghost"}), "ghost")
+        assert_error(await reporter.request({"cmd": "left_with_turn"}), "nick")
+        stranger = await running.client()
+        assert_error(await stranger.request(report), "join first")
+        await g.seat(1).aclose()
+        await until_in(reporter, [g.seats[0], g.seats[2]])
+        assert await reporter.request(report) == {"result": "ok"}
+        expected = (
+            f"{leaver} went out holding the turn and left without passing it (a player who "
+            "goes out holding the turn must pass it on with an offer of num_cards 0); "
+            f"reported by {g.seats[0]}"
+        )
+        for nick in (g.seats[0], g.seats[2]):
+            notice = await g.clients[nick].notice()
+            assert notice == {"cmd": "game_over", "aborted": True, "reason": expected}
+        for client in g.clients.values():
+            await client.aclose()
+        outcome = await running.finished()
+    assert outcome.line == f"game aborted: {expected}"
+
+
 async def test_the_table_closes_lingering_players() -> None:
     async with table(players=2, linger=0.1) as running:
         g = await join_all(running, 2)
@@ -683,6 +785,7 @@ async def test_a_whole_game(players: int, seed: int, tmp_path: Path) -> None:
                 "state": "over",
                 "game_over": True,
                 "loser": loser,
+                "undiscarded": 0,
             }
             assert client.notices == []  # one notice to each watcher, none to the others
             assert_error(await client.request({"cmd": "draw"}), "game is over")
@@ -715,7 +818,13 @@ def check_transcript(
     assert [(r["nick"], r["place"]) for r in referee if r["event"] == "out"] == [
         (nick, place) for place, nick in enumerate(went_out, 1)
     ]
-    assert referee[-1] == {"t": referee[-1]["t"], "event": "over", "loser": loser, "out": went_out}
+    assert referee[-1] == {
+        "t": referee[-1]["t"],
+        "event": "over",
+        "loser": loser,
+        "out": went_out,
+        "undiscarded": 0,
+    }
     times = [r["t"] for r in records]
     assert times == sorted(times)
     for record in messages:
