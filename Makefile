@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench fishnet-study clean
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet \
+	fishnet-study oldclients-sweep clean
 
 setup: $(STAMP)
 
@@ -31,6 +32,17 @@ scenario-lan: setup
 
 bench: setup
 	$(BIN)/python -m scenarios.bench
+
+bench-ring: setup
+	$(BIN)/python -m scenarios.bench --part ring
+
+bench-fishnet: setup
+	$(BIN)/python -m scenarios.bench --part fishnet
+
+# Mixed Old Maid rings of 2-8 players with one 2013-style client (every old
+# habit on), ten seeds a size (~5 min): the figures behind issue 10's goal.
+oldclients-sweep: setup
+	$(BIN)/python tests/interop/student_rings.py --seeds 10
 
 # The built-in FishNet players beside candidate rules, in-process (~20 s): the
 # figures behind the ladder's open questions (docs/protocols/fishnet.md).

@@ -122,16 +122,6 @@ class PeerConfig:
     discover_timeout: float = 10.0
 
 
-@dataclass(eq=False)
-class _Watch:
-    """A handoff being watched: its task ends at the first sign the ring moved on."""
-
-    seat: int
-    progress: trio.Event  # set at the next sign of progress after the handoff
-    scope: trio.CancelScope
-    done: trio.Event
-
-
 # What asking a seat yields when it cannot be reached and the table lists it
 # as out: it left after going out, so it is skipped as if it answered "out".
 _GONE = Reply(result="out", message="left the game")
@@ -182,8 +172,11 @@ class Peer:
         # Set (and replaced) whenever the ring shows it moves: a request
         # reaches our listener, or the game ends.
         self._progress = trio.Event()
-        self._watch: _Watch | None = None
-        self._nursery: trio.Nursery | None = None
+        # Each handoff this peer makes: the seat that took the turn, and the
+        # progress event of that moment (see _watch_handoffs).
+        self._handoffs_in, self._handoffs_out = trio.open_memory_channel[tuple[int, trio.Event]](
+            math.inf
+        )
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -213,7 +206,6 @@ class Peer:
 
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
-        self._nursery = nursery
         self._last_heard = trio.current_time()
         table_host, table_port = config.table or await self._find_table()
         try:
@@ -234,6 +226,7 @@ class Peer:
             raise PeerError(f"the table refused the join: {reply.message}")
         assert reply.players is not None
         self._take_seat(reply.players)
+        nursery.start_soon(self._watch_handoffs)
         await self._link_to(self._left_seat())  # dial the left neighbour at once
         if self.seat == 0:
             self._turns_in.send_nowait(Turn.DRAW)
@@ -392,7 +385,7 @@ class Peer:
             reply = await self._ask(seat, YourTurn(sender=self.nick))
             if reply.result == "ok":
                 self.log.write("your_turn", to=self._nick(seat))
-                self._watch_handoff(seat)
+                self._handed_turn_to(seat)
                 return
             if reply.result == "out":
                 self._log_skip(seat, reply, "draw")
@@ -424,13 +417,13 @@ class Peer:
                 raise PeerError(f"{self._nick(seat)} refused our offer: {reply.message}")
             if offered == 0:
                 self.log.write("pass", to=self._nick(seat), t_start=t_start, t_offer=t_offer)
-                self._watch_handoff(seat)
+                self._handed_turn_to(seat)
                 return
             self.log.write(
                 "offer", to=self._nick(seat), num_cards=offered, t_start=t_start, t_offer=t_offer
             )
             await self._serve_pick(self._links[seat], seat, offered)
-            self._watch_handoff(seat)
+            self._handed_turn_to(seat)
             if not self.hand:
                 await self._go_out()
             return
@@ -622,7 +615,6 @@ class Peer:
         timeout. A seat that cannot be reached but that the table lists as
         out has left after going out (allowed): it is skipped from then on.
         """
-        await self._stop_watch()  # we hold the turn, so the ring has moved on
         if seat in self._gone:
             return None
         link = self._links.get(seat)
@@ -640,6 +632,9 @@ class Peer:
                 failure = exc
             if await self._left_the_game(seat):
                 return None
+            assert self.table is not None
+            if self.table.game_over.is_set():  # e.g. aborted: that seat's player died
+                raise PeerError(f"cannot reach {nick} at {host}:{port}, and the game has ended")
             if trio.current_time() + delay >= deadline:
                 raise PeerError(
                     f"cannot reach {nick} at {host}:{port} within {self.config.timeout:g} s "
@@ -704,79 +699,45 @@ class Peer:
         self._progress.set()
         self._progress = trio.Event()
 
-    def _watch_handoff(self, seat: int) -> None:
-        """Watch the player we just handed the turn to, until the ring shows it moved on.
+    def _handed_turn_to(self, seat: int) -> None:
+        self._handoffs_in.send_nowait((seat, self._progress))
+
+    async def _watch_handoffs(self) -> None:
+        """After each handoff, make sure the ring moves on; report a player who left with the turn.
 
         A player who goes out by taking the turn must pass it on (an offer of
         num_cards 0). Some older clients leave instead, and then nobody holds
-        the turn. Only the player who handed it over can tell: its link to
-        that player closes before any sign of progress.
+        the turn. Only the player who handed it over knows who had it. In a
+        ring that moves, that player hears a request within a round (the turn
+        comes back, or a turn holder asks it and it answers out), so silence
+        for ``stall_timeout`` after a handoff is the sign to ask the table: if
+        the receiver is out, it is reported; the table aborts the game only
+        if that player has left, and refuses the report otherwise. Waiting on
+        an event costs the handoffs of a healthy ring nothing.
         """
-        link = self._links.get(seat)
-        if link is None or self._nursery is None:
-            return
-        watch = _Watch(seat, self._progress, trio.CancelScope(), trio.Event())
-        self._watch = watch
-        self._nursery.start_soon(self._watch_task, watch, link)
-
-    async def _stop_watch(self) -> None:
-        watch, self._watch = self._watch, None
-        if watch is not None:
-            watch.scope.cancel()
-            await watch.done.wait()
-
-    async def _watch_task(self, watch: _Watch, link: Connection) -> None:
-        try:
-            with watch.scope:
-                if not await self._closes_before_progress(link, watch.progress):
-                    return
-                self._links.pop(watch.seat, None)
-                await link.aclose()
-                if not await self._left_the_game(watch.seat):
-                    return  # still in: the table aborts the game if it has left
-                # It went out holding the turn and left. If it passed the turn
-                # first, the ring shows it soon; if not, nobody holds the turn.
+        async for seat, progress in self._handoffs_out:
+            while not progress.is_set():
                 with trio.move_on_after(self.config.stall_timeout):
-                    await watch.progress.wait()
+                    await progress.wait()
+                    break
+                try:
+                    if await self._stalled_by(seat):
+                        return
+                except NETWORK_ERRORS as exc:
+                    self.log.write("inbound_error", error=str(exc) or type(exc).__name__)
                     return
-                await self._report_left_with_turn(watch.seat)
-        except NETWORK_ERRORS as exc:
-            self.log.write("inbound_error", error=str(exc) or type(exc).__name__)
-        finally:
-            watch.done.set()
 
-    async def _closes_before_progress(self, link: Connection, progress: trio.Event) -> bool:
-        """Whether ``link`` closes (True) before ``progress`` is set (False)."""
-        closed = False
-        async with trio.open_nursery() as nursery:
-
-            async def until_progress() -> None:
-                await progress.wait()
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(until_progress)
-            closed = await self._read_until_closed(link)
-            nursery.cancel_scope.cancel()
-        return closed
-
-    async def _read_until_closed(self, link: Connection) -> bool:
-        """Read an idle outbound link until it closes; False if it breaks the protocol."""
-        while True:
-            try:
-                event = await link.receive(timeout=math.inf)
-            except RemoteProtocolError:
-                return False
-            if isinstance(event, Closed):
-                return True
-            if isinstance(event, Invalid):  # nothing is due on an idle link
-                await link.send(error(event.reason))
-
-    async def _report_left_with_turn(self, seat: int) -> None:
+    async def _stalled_by(self, seat: int) -> bool:
+        """Report ``seat`` if it is out, since it has had the turn with no sign of progress."""
         nick = self._nick(seat)
+        status = await self._table_request(Status())
+        if status.game_over or status.aborted or nick not in (status.out or []):
+            return False  # over, or still in: holding the turn is its right
         self.log.write("left_with_turn", nick=nick, waited=self.config.stall_timeout)
         reply = await self._table_request(LeftWithTurn(nick=nick))
         if not reply.ok:
             self.log.write("report_refused", nick=nick, message=reply.message)
+        return reply.ok
 
     async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
         """The event that answers ``request``: a reply, ``Closed``, or something odd."""

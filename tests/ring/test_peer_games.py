@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -140,4 +141,27 @@ async def test_join_refused_is_one_clear_error() -> None:
             peer = Peer(PeerConfig(nick="no spaces", table=(host, port), timeout=2.0))
             with pytest.raises(PeerError, match=r"refused the join: .*\$\.nick"):
                 await peer.play()
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_neighbour_that_never_listens_is_named_after_the_peer_timeout() -> None:
+    config = TableConfig(players=2, port=0, seed=1, linger=0.5)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            host, port = await nursery.start(serve_table, config)
+            closed = trio.socket.socket()
+            await closed.bind(("127.0.0.1", 0))
+            dead_port = closed.getsockname()[1]
+            closed.close()  # nothing listens there: every dial is refused
+            ghost = await trio.open_tcp_stream(host, port)
+            join = f'{{"cmd":"join","nick":"ghost","host":"127.0.0.1","port":{dead_port}}}\n'
+            await ghost.send_all(join.encode())
+            peer = Peer(PeerConfig(nick="ann", table=(host, port), timeout=0.5))
+            where = f"ghost at 127.0.0.1:{dead_port}"
+            expected = rf"cannot reach {where} within 0.5 s \((\d+) attempts\)"
+            with pytest.raises(PeerError, match=expected) as failed:
+                await peer.play()
+            attempts = int(re.search(expected, str(failed.value)).group(1))
+            assert attempts > 1  # dialled again and again, not once
+            await ghost.aclose()
             nursery.cancel_scope.cancel()

@@ -1,0 +1,47 @@
+"""The peer's table client on its own, against a scripted table over memory streams."""
+
+from __future__ import annotations
+
+import functools
+
+import trio
+import trio.testing
+
+from ring.oldmaid.messages import Status, encode, ok
+from ring.oldmaid.protocol import Link, Role
+from ring.oldmaid.table_client import TableClient
+from ring.transport import Connection
+
+TIMEOUT = 5.0
+
+
+async def read_request(stream: trio.abc.Stream) -> bytes:
+    with trio.fail_after(TIMEOUT):
+        data = await stream.receive_some(65536)
+    assert data.endswith(b"\n") and data.count(b"\n") == 1, data
+    return data
+
+
+async def test_a_reply_to_a_cancelled_request_never_answers_the_next_one() -> None:
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client.run)
+
+        # A request whose caller gives up (cancelled) after it was sent.
+        with trio.CancelScope() as scope:
+            nursery.start_soon(read_request, table)
+            async with trio.open_nursery() as inner:
+                inner.start_soon(functools.partial(client.request, Status(), timeout=TIMEOUT))
+                await trio.testing.wait_all_tasks_blocked()
+                scope.cancel()
+        await table.send_all(encode(ok(in_=["late"], out=[])))  # its reply, late
+
+        async def answer_second() -> None:
+            assert await read_request(table) == encode(Status())
+            await table.send_all(encode(ok(in_=["second"], out=[])))
+
+        nursery.start_soon(answer_second)
+        reply = await client.request(Status(), timeout=TIMEOUT)
+        assert reply.in_ == ["second"]
+        nursery.cancel_scope.cancel()
