@@ -69,5 +69,6 @@ class TableClient:
                 except trio.WouldBlock:
                     self._orphaned += 1
                 raise
+            self._orphaned += 1  # if it ever comes, it must not answer the next request
             name = type(message).__struct_config__.tag
             raise TableError(f"no reply from the table to {name} within {timeout:g} s")

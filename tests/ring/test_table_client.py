@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 
+import pytest
 import trio
 import trio.testing
 
 from ring.oldmaid.messages import Status, encode, ok
 from ring.oldmaid.protocol import Link, Role
-from ring.oldmaid.table_client import TableClient
+from ring.oldmaid.table_client import TableClient, TableError
 from ring.transport import Connection
 
 TIMEOUT = 5.0
@@ -44,4 +45,23 @@ async def test_a_reply_to_a_cancelled_request_never_answers_the_next_one() -> No
         nursery.start_soon(answer_second)
         reply = await client.request(Status(), timeout=TIMEOUT)
         assert reply.in_ == ["second"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_reply_that_comes_after_the_timeout_never_answers_the_next_request() -> None:
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client.run)
+        nursery.start_soon(read_request, table)
+        with pytest.raises(TableError, match=r"no reply from the table to status within 0\.01 s"):
+            await client.request(Status(), timeout=0.01)
+        await table.send_all(encode(ok(in_=["late"], out=[])))
+
+        async def answer_second() -> None:
+            await read_request(table)
+            await table.send_all(encode(ok(in_=["second"], out=[])))
+
+        nursery.start_soon(answer_second)
+        assert (await client.request(Status(), timeout=TIMEOUT)).in_ == ["second"]
         nursery.cancel_scope.cancel()
