@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scenarios import fishnet_ladder, pingpong
-from scenarios.runner import DEFAULT_SEED, format_result, run_scenario
+from scenarios.oldmaid_game import DEFAULT_SEED, format_result, run_scenario
 
 PLAYERS = 8
 RUNS = 5

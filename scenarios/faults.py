@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenarios import runner
-from scenarios.runner import HOST, LISTENING, TABLE, ChildProcess, ProcessResult
+from scenarios import oldmaid_game, processes
+from scenarios.oldmaid_game import HOST, LISTENING, TABLE
+from scenarios.processes import ChildProcess, ProcessResult
 from scenarios.verify import CheckResult
 from services.oldmaid.referee import TableGame
 
@@ -182,7 +183,7 @@ class _StatusPoller(threading.Thread):
 
 
 class _Game:
-    """A table and ``ring peer`` processes p1..pN, as ``runner.run_scenario`` starts them."""
+    """A table and ``ring peer`` processes p1..pN, as ``oldmaid_game.run_scenario`` starts them."""
 
     def __init__(self, players: int, seed: int, workdir: Path, peer_args: list[str]) -> None:
         self.players = players
@@ -202,7 +203,7 @@ class _Game:
     def start(self, deadline: float, *, hold_back: str | None = None) -> str | None:
         """Start the table and the peers (all but ``hold_back``); why not, if the table
         never listened."""
-        ring = runner.ring_command()
+        ring = processes.ring_command()
         table = ChildProcess(
             TABLE,
             [
@@ -227,10 +228,10 @@ class _Game:
         return None
 
     def start_peer(self, nick: str) -> None:
-        """``ring peer`` as ``runner.run_scenario`` starts it: same seed, same log."""
-        seeds = runner.peer_seeds(self.seed, len(self.nicks))
+        """``ring peer`` as ``oldmaid_game.run_scenario`` starts it: same seed, same log."""
+        seeds = oldmaid_game.peer_seeds(self.seed, len(self.nicks))
         argv = [
-            *runner.ring_command(), "peer",
+            *processes.ring_command(), "peer",
             "--nick", nick,
             "--table", f"{self.host}:{self.port}",
             "--host", HOST,
@@ -270,7 +271,7 @@ class _Game:
 
 def run_fault(
     name: str,
-    seed: int = runner.DEFAULT_SEED,
+    seed: int = oldmaid_game.DEFAULT_SEED,
     *,
     workdir: Path,
     timeout: float = 60.0,
@@ -556,8 +557,8 @@ def format_result(result: FaultResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``ring scenario fault-...``: the summary and checks; exit 0 only if all pass."""
-    seed = runner.DEFAULT_SEED if args.seed is None else args.seed
+    seed = oldmaid_game.DEFAULT_SEED if args.seed is None else args.seed
     keep = Path(args.keep) if args.keep else None
     workdir = keep or Path(tempfile.mkdtemp(prefix=f"ring-{args.name}-"))
     result = run_fault(args.name, seed, workdir=workdir, timeout=args.timeout)
-    return runner.finish(format_result(result), result.ok, workdir, keep)
+    return processes.finish(format_result(result), result.ok, workdir, keep)

@@ -6,7 +6,7 @@ peers are spread over hosts b and c. No peer is told where the table is: each
 runs ``ring peer`` without ``--table`` (nor ``--host``), so it must browse
 for the table and listen on its own host's address, the one facing the table.
 
-The game is played and verified by ``scenarios.runner`` and
+The game is played and verified by ``scenarios.oldmaid_game`` and
 ``scenarios.verify`` exactly as ``ring scenario 8-players`` is, with two more
 checks: every peer joined from its own host's address and announced it (so
 the ring really crossed the bridge), and nothing of the LAN is left once it
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scenarios import netns, runner
+from scenarios import netns, oldmaid_game, processes
 from scenarios.verify import CheckResult, table_events
 
 # Chosen so that the game shows skips over players who are out, as the
@@ -51,7 +51,7 @@ class Join:
 @dataclass
 class LanResult:
     seed: int
-    game: runner.ScenarioResult | None = None
+    game: oldmaid_game.ScenarioResult | None = None
     subnet: str = ""
     bridge_netns: str = ""
     hosts: dict[str, netns.Host] = field(default_factory=dict)  # by process name
@@ -79,13 +79,13 @@ class LanResult:
 
 def placement(nicks: Sequence[str]) -> dict[str, str]:
     """Which host each process runs on: the table on a, the peers dealt out over b and c."""
-    where = {runner.TABLE: TABLE_HOST}
+    where = {oldmaid_game.TABLE: TABLE_HOST}
     for index, nick in enumerate(nicks):
         where[nick] = PEER_HOSTS[index % len(PEER_HOSTS)]
     return where
 
 
-def read_joins(game: runner.ScenarioResult) -> dict[str, Join]:
+def read_joins(game: oldmaid_game.ScenarioResult) -> dict[str, Join]:
     """Each player's successful-looking join as the table's transcript recorded it."""
     joins: dict[str, Join] = {}
     if game.records is None:
@@ -133,7 +133,7 @@ def check_placement(result: LanResult, nicks: Sequence[str]) -> CheckResult:
         PLACEMENT,
         True,
         f"{len(nicks)} peers on hosts {', '.join(roles)} each joined from and listened on "
-        f"its own host's address, the table on {result.hosts[runner.TABLE].address}",
+        f"its own host's address, the table on {result.hosts[oldmaid_game.TABLE].address}",
     )
 
 
@@ -147,7 +147,7 @@ def run_lan(
 ) -> LanResult:
     """Build the LAN, play one verified game on it by discovery, tear it down.
 
-    ``extra_peers`` are passed to ``runner.run_scenario`` (processes x1,
+    ``extra_peers`` are passed to ``oldmaid_game.run_scenario`` (processes x1,
     x2, ... on the peer hosts); the tests use them to make a run fail.
     Signals: Ctrl-C raises KeyboardInterrupt and SIGTERM/SIGHUP SystemExit
     out of here, after the LAN is torn down.
@@ -170,7 +170,7 @@ def run_lan(
         try:
             result.setup_time = lan.setup_time
             result.stale_removed = lan.stale_removed
-            result.game = runner.run_scenario(
+            result.game = oldmaid_game.run_scenario(
                 players,
                 seed,
                 workdir=workdir,
@@ -210,14 +210,14 @@ def format_result(result: LanResult) -> str:
         where = f"{name:<9} host {host.role}  {host.address:<15} {host.netns}"
         join = result.joins.get(name)
         process = result.game.processes.get(name) if result.game else None
-        if name == runner.TABLE and process is not None and process.stdout:
+        if name == oldmaid_game.TABLE and process is not None and process.stdout:
             where += f"  ({process.stdout[0].strip()})"
         elif join is not None:
             after = "" if join.after is None else f", joined {join.after:.2f} s after start"
             where += f"  (listens on {join.announced}{after})"
         lines.append(f"  {where}")
     if result.game is not None:
-        game = runner.format_result(result.game).splitlines()
+        game = oldmaid_game.format_result(result.game).splitlines()
         lines += [line for line in game[1:] if not line.startswith(("PASS", "FAIL"))]
     for label, seconds in (("setup", result.setup_time), ("teardown", result.teardown_time)):
         if seconds is not None:
@@ -254,4 +254,4 @@ def run(args: argparse.Namespace) -> int:
         print("ring scenario lan: terminated; the LAN is torn down", file=sys.stderr)
         print(f"logs kept in {workdir}", file=sys.stderr)
         return exc.code if isinstance(exc.code, int) else 1
-    return runner.finish(format_result(result), result.ok, workdir, keep)
+    return processes.finish(format_result(result), result.ok, workdir, keep)

@@ -17,7 +17,7 @@ from typing import TextIO
 
 import trio
 
-from services.fishnet.client import ClientError, play_one_game
+from services.fishnet.conversation import ClientError, play_one_game
 from services.fishnet.players import Decision, Smarx
 from services.fishnet.rules import HAND_SIZE, RANK_COUNT
 

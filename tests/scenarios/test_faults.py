@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import faults, runner
-from scenarios.runner import TABLE
+from scenarios import faults, processes
+from scenarios.oldmaid_game import TABLE
 
 pytestmark = pytest.mark.scenario
 
@@ -81,7 +81,7 @@ def test_a_stopped_peer_times_out_its_neighbour_and_the_game_aborts(tmp_path: Pa
 def test_cli_runs_a_fault_scenario(tmp_path: Path) -> None:
     keep = tmp_path / "logs"
     completed = subprocess.run(
-        [*runner.ring_command(), "scenario", "fault-kill-table", "--keep", str(keep)],
+        [*processes.ring_command(), "scenario", "fault-kill-table", "--keep", str(keep)],
         capture_output=True,
         text=True,
         timeout=TIMEOUT + 30,

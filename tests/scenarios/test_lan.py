@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import lan, netns, runner, verify
+from scenarios import lan, netns, oldmaid_game, processes, verify
 
 pytestmark = pytest.mark.scenario
 
@@ -265,7 +265,7 @@ def test_lan_game_by_discovery_passes_every_check(default_lan_game: lan.LanResul
     assert [c.name for c in result.checks] == [lan.PLACEMENT, lan.TEARDOWN]
     # The table alone on one host, the peers over the other two.
     roles = {name: host.role for name, host in result.hosts.items()}
-    assert roles.pop(runner.TABLE) == lan.TABLE_HOST
+    assert roles.pop(oldmaid_game.TABLE) == lan.TABLE_HOST
     assert set(roles.values()) == set(lan.PEER_HOSTS) and len(roles) >= 4
     # No peer was told where the table is.
     for nick in roles:
@@ -298,7 +298,7 @@ def test_a_signal_mid_game_tears_everything_down(
 ) -> None:
     # --keep: an interrupted run keeps its logs, and they belong in tmp_path.
     scenario = subprocess.Popen(
-        [*runner.ring_command(), "scenario", "lan", "--timeout", "20", "--keep", str(tmp_path)],
+        [*processes.ring_command(), "scenario", "lan", "--timeout", "20", "--keep", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -336,7 +336,7 @@ def test_a_signal_mid_game_tears_everything_down(
 def test_cli_lan(tmp_path: Path) -> None:
     keep = tmp_path / "logs"
     completed = subprocess.run(
-        [*runner.ring_command(), "scenario", "lan", "--keep", str(keep)],
+        [*processes.ring_command(), "scenario", "lan", "--keep", str(keep)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import pingpong, runner, verify
+from scenarios import oldmaid_game, pingpong, processes, verify
 
 pytestmark = pytest.mark.scenario
 
@@ -18,18 +18,18 @@ pytestmark = pytest.mark.scenario
 TIMEOUT = 60.0
 
 
-def _assert_passed(result: runner.ScenarioResult) -> None:
-    assert result.ok, runner.format_result(result)
+def _assert_passed(result: oldmaid_game.ScenarioResult) -> None:
+    assert result.ok, oldmaid_game.format_result(result)
 
 
 @pytest.fixture(scope="module")
-def default_game(tmp_path_factory: pytest.TempPathFactory) -> runner.ScenarioResult:
+def default_game(tmp_path_factory: pytest.TempPathFactory) -> oldmaid_game.ScenarioResult:
     """The game `ring scenario 8-players` plays, run once for the tests that inspect it."""
     workdir = tmp_path_factory.mktemp("default")
-    return runner.run_scenario(8, runner.DEFAULT_SEED, workdir=workdir, timeout=TIMEOUT)
+    return oldmaid_game.run_scenario(8, oldmaid_game.DEFAULT_SEED, workdir=workdir, timeout=TIMEOUT)
 
 
-def test_eight_players_default_seed(default_game: runner.ScenarioResult) -> None:
+def test_eight_players_default_seed(default_game: oldmaid_game.ScenarioResult) -> None:
     _assert_passed(default_game)
     assert [c.name for c in default_game.checks] == list(verify.CHECK_NAMES)
     assert set(default_game.processes) == {"table", *(f"p{i}" for i in range(1, 9))}
@@ -39,7 +39,7 @@ def test_eight_players_default_seed(default_game: runner.ScenarioResult) -> None
     assert default_game.wall_time is not None and default_game.wall_time > 0
 
 
-def test_default_seed_has_a_skip(default_game: runner.ScenarioResult) -> None:
+def test_default_seed_has_a_skip(default_game: oldmaid_game.ScenarioResult) -> None:
     # DEFAULT_SEED was chosen so that `ring scenario 8-players` shows the
     # ring skipping players who are out; this keeps it honest if the table's
     # shuffle or the peers' choices change.
@@ -52,7 +52,7 @@ def test_a_seed_replays_the_same_game(tmp_path: Path) -> None:
     # seating, deck and every pick.
     games = []
     for attempt in ("first", "second"):
-        result = runner.run_scenario(8, 11, workdir=tmp_path / attempt, timeout=TIMEOUT)
+        result = oldmaid_game.run_scenario(8, 11, workdir=tmp_path / attempt, timeout=TIMEOUT)
         _assert_passed(result)
         assert result.summary is not None
         summary = result.summary
@@ -62,24 +62,24 @@ def test_a_seed_replays_the_same_game(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_eight_players_other_seeds(tmp_path: Path, seed: int) -> None:
-    _assert_passed(runner.run_scenario(8, seed, workdir=tmp_path, timeout=TIMEOUT))
+    _assert_passed(oldmaid_game.run_scenario(8, seed, workdir=tmp_path, timeout=TIMEOUT))
 
 
 def test_two_players(tmp_path: Path) -> None:
-    _assert_passed(runner.run_scenario(2, 5, workdir=tmp_path, timeout=TIMEOUT))
+    _assert_passed(oldmaid_game.run_scenario(2, 5, workdir=tmp_path, timeout=TIMEOUT))
 
 
 def test_cli_eight_players(tmp_path: Path) -> None:
     keep = tmp_path / "logs"
     completed = subprocess.run(
-        [*runner.ring_command(), "scenario", "8-players", "--keep", str(keep)],
+        [*processes.ring_command(), "scenario", "8-players", "--keep", str(keep)],
         capture_output=True,
         text=True,
         timeout=TIMEOUT + 30,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     out = completed.stdout
-    assert f"seed {runner.DEFAULT_SEED}" in out
+    assert f"seed {oldmaid_game.DEFAULT_SEED}" in out
     for label in ("handoffs", "skips", "out", "loser", "wall time"):
         assert label in out
     for name in verify.CHECK_NAMES:
@@ -104,7 +104,7 @@ def test_a_peer_that_never_joins_times_out_and_leaves_nothing_behind(tmp_path: P
     # One seat goes to a process that just sleeps: the game cannot start, so
     # the runner must hit its deadline, name the stragglers and kill them all.
     sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
-    result = runner.run_scenario(3, 1, workdir=tmp_path, timeout=3, extra_peers=[sleeper])
+    result = oldmaid_game.run_scenario(3, 1, workdir=tmp_path, timeout=3, extra_peers=[sleeper])
     assert not result.ok
     assert "x1" in result.still_running and "table" in result.still_running
     assert result.error is not None and "timed out" in result.error
@@ -117,10 +117,12 @@ def test_a_peer_without_an_event_log(tmp_path: Path) -> None:
     # Stands in for an independent interop peer: it plays but logs nothing,
     # so only the table-based checks and its neighbours' logs cover it.
     silent = [
-        *runner.ring_command(), "peer", "--nick", "silent", "--table", "{table}",
+        *processes.ring_command(), "peer", "--nick", "silent", "--table", "{table}",
         "--host", "127.0.0.1", "--seed", "99",
     ]  # fmt: skip
-    result = runner.run_scenario(8, 3, workdir=tmp_path, timeout=TIMEOUT, extra_peers=[silent])
+    result = oldmaid_game.run_scenario(
+        8, 3, workdir=tmp_path, timeout=TIMEOUT, extra_peers=[silent]
+    )
     _assert_passed(result)
     assert result.records is not None and "silent" not in result.records.events
     assert "silent" in verify.seat_order(result.records)
@@ -131,12 +133,12 @@ def test_a_table_that_never_listens_is_reported(
 ) -> None:
     # Stand-in for a broken `ring`: it prints the wrong first line and exits.
     fake = [sys.executable, "-c", "print('hello')"]
-    monkeypatch.setattr(runner, "ring_command", lambda: fake)
-    result = runner.run_scenario(4, 1, workdir=tmp_path, timeout=TIMEOUT)
+    monkeypatch.setattr(oldmaid_game, "ring_command", lambda: fake)
+    result = oldmaid_game.run_scenario(4, 1, workdir=tmp_path, timeout=TIMEOUT)
     assert not result.ok
     assert result.error == "the table printed 'hello' instead of 'table listening on HOST:PORT'"
     assert list(result.processes) == ["table"]
-    assert "ERROR the table printed 'hello'" in runner.format_result(result)
+    assert "ERROR the table printed 'hello'" in oldmaid_game.format_result(result)
 
 
 def test_pingpong_between_two_processes() -> None:

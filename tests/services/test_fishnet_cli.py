@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.runner import ChildProcess
+from scenarios.processes import ChildProcess
 
 RING = [sys.executable, "-m", "ring"]
 WAIT = 30  # seconds: the bound on any one process in these tests

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from services.fishnet.client import BotAgent, play_one_game
+from services.fishnet.client import BotAgent
+from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player
 from services.fishnet.rules import FishNetGame, Result, full_deck
 from services.fishnet.server import FishNetServer, ServerConfig, serve_fishnet

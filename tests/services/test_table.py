@@ -27,7 +27,7 @@ import trio
 from ring.events import read_events
 from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
 from services.oldmaid.referee import GameState
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+from services.oldmaid.table import TableConfig, TableOutcome, serve_tables
 
 TIMEOUT = 5.0
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,21 +127,30 @@ class Client:
 class Running:
     config: TableConfig
     port: int = 0
-    outcome: TableOutcome | None = None
+    outcomes: list[TableOutcome] = field(default_factory=list)
     done: trio.Event = field(default_factory=trio.Event)
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
     async def serve(self, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-        self.outcome = await serve_table(self.config, task_status=task_status)
+        with self.scope:
+            self.outcomes = await serve_tables(self.config, task_status=task_status)
         self.done.set()
 
     async def client(self) -> Client:
         return await Client.connect(self.port)
 
-    async def finished(self) -> TableOutcome:
+    def stop(self) -> None:
+        """Stop the table as ``ring serve`` does on SIGTERM: cancel it."""
+        self.scope.cancel()
+
+    async def finished_all(self) -> list[TableOutcome]:
         with trio.fail_after(TIMEOUT):
             await self.done.wait()
-        assert self.outcome is not None
-        return self.outcome
+        return self.outcomes
+
+    async def finished(self) -> TableOutcome:
+        [outcome] = await self.finished_all()
+        return outcome
 
 
 @asynccontextmanager
@@ -904,3 +913,101 @@ def test_ring_table_on_a_port_in_use_says_so_in_one_line() -> None:
     assert process.returncode == 2
     assert out == ""
     assert len(err.splitlines()) == 1 and "cannot listen" in err
+
+
+# -- a table for a class: game after game, several at once -----------------------
+
+
+async def join_game(running: Running, nicks: list[str]) -> Game:
+    """Join ``nicks`` (a whole game's worth) to the game forming now."""
+    clients = {}
+    for nick in nicks:
+        client = await running.client()
+        await client.send({"cmd": "join", "nick": nick, "watch": True})
+        clients[nick] = client
+    replies = [await client.reply() for client in clients.values()]
+    assert all(reply == replies[0] and reply["result"] == "ok" for reply in replies), replies
+    players = replies[0]["players"]
+    return Game(running, [nick for _, nick in players], clients, players)
+
+
+async def play_out(g: Game, seed: int) -> str:
+    driver = Driver(g, random.Random(seed))
+    return await driver.play()
+
+
+async def test_three_games_at_once_each_with_its_own_seed_status_and_transcript(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "games"
+    async with table(players=2, games=3, transcripts=folder, seed=40) as running:
+        games = [await join_game(running, [f"g{n}a", f"g{n}b"]) for n in range(3)]
+        # All three under way at once: each player's status is its own game's.
+        for n, g in enumerate(games):
+            status = await g.seat(0).status()
+            assert (status["state"], sorted(status["in"])) == ("playing", [f"g{n}a", f"g{n}b"])
+        losers = []
+        for n, g in enumerate(reversed(games)):  # the last to start ends first
+            losers.append(await play_out(g, seed=n))
+        for g in games:
+            for client in g.clients.values():
+                await client.aclose()
+        outcomes = await running.finished_all()
+    assert [o.number for o in outcomes] == [1, 2, 3]
+    assert all(o.state is GameState.OVER for o in outcomes)
+    assert sorted(o.loser for o in outcomes) == sorted(losers)
+    seeds = [o.seed for o in outcomes]
+    assert seeds[0] == 40 and len(set(seeds)) == 3  # the first game keeps the table's seed
+    for number, outcome in enumerate(outcomes, 1):
+        records = read_events(folder / f"game-{number:06d}.jsonl")
+        assert records[0]["event"] == "listening"
+        assert (records[0]["game"], records[0]["seed"]) == (number, outcome.seed)
+        started = next(r for r in records if r.get("event") == "started")
+        assert started["players"] == list(outcome.players)
+        overs = [r for r in records if r.get("event") == "over"]
+        assert [r["loser"] for r in overs] == [outcome.loser]
+        # Only this game's players appear in its message records.
+        nicks = {r["nick"] for r in records if "dir" in r and r["nick"] is not None}
+        assert nicks == set(outcome.players)
+
+
+async def test_a_game_forms_while_another_plays() -> None:
+    async with table(players=2, games=None, seed=41) as running:
+        first = await join_game(running, ["ann", "bob"])
+        assert (await first.seat(0).request({"cmd": "draw"}))["result"] == "ok"
+        # A newcomer's status is the forming game's, not the one under way.
+        newcomer = await running.client()
+        assert await newcomer.status() == {"result": "ok", "in": [], "out": [], "state": "waiting"}
+        await newcomer.send({"cmd": "join", "nick": "ann", "watch": True})  # a nick free there
+        other = await running.client()
+        status = await other.status()
+        assert (status["state"], status["in"]) == ("waiting", ["ann"])
+        await other.send({"cmd": "join", "nick": "cy", "watch": True})
+        second_replies = [await newcomer.reply(), await other.reply()]
+        assert second_replies[0] == second_replies[1]
+        assert sorted(nick for _, nick in second_replies[0]["players"]) == ["ann", "cy"]
+        # The first game goes on undisturbed.
+        assert (await first.seat(1).request({"cmd": "draw"}))["result"] == "ok"
+        assert (await first.seat(0).status())["in"] == first.seats
+
+
+async def test_a_table_of_one_game_refuses_joins_once_it_started() -> None:
+    async with table(players=2, games=1) as running:
+        g = await join_game(running, ["ann", "bob"])
+        late = await running.client()
+        assert_error(await late.request({"cmd": "join", "nick": "cy"}), "already started")
+        assert (await late.status())["in"] == g.seats  # the one game
+
+
+async def test_stopping_a_table_tells_every_game_under_way() -> None:
+    async with table(players=2, games=None, linger=TIMEOUT) as running:
+        games = [await join_game(running, [f"g{n}a", f"g{n}b"]) for n in range(2)]
+        running.stop()
+        for g in games:
+            for client in g.clients.values():
+                notice = await client.notice()
+                assert notice == {
+                    "cmd": "game_over",
+                    "aborted": True,
+                    "reason": "the table shut down",
+                }

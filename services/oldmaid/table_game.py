@@ -1,0 +1,317 @@
+"""One Old Maid game at a table: its players, its referee, its transcript and its end.
+
+The table server (``services.oldmaid.table``) owns the connections and keeps
+one game forming while others play; each ``TableGame`` here is one of those
+games, from its first join to the moment its players have gone. Writes to a
+player's connection go through ``ring.transport.Connection``, which
+serialises them, so a join reply or a game-over notice written from here
+never interleaves with a reply written by the connection's own task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from ring.events import EventLog
+from ring.oldmaid.messages import Discard, Draw, GameOver, LeftWithTurn, OutOfCards, Reply, ok
+from ring.transport import Connection
+from services.oldmaid.referee import Address, GameState, Standing, TableGame
+
+# How long the shutdown notices may take, all games together.
+SHUTDOWN_NOTICE_TIMEOUT = 1.0
+
+
+def game_seed(table_seed: int, number: int) -> int:
+    """The seed of a table's game ``number``: the table's own for the first game,
+    so ``ring table --seed S`` replays exactly as before, and derived for later ones."""
+    if number == 1:
+        return table_seed
+    digest = hashlib.sha256(f"oldmaid:{table_seed}:{number}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+class Transcript:
+    """A transcript file: message and referee records (docs/logs.md).
+
+    Each record is flushed at once: a transcript is read most when a game
+    went wrong, and then the table may well have been killed.
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self._log = EventLog(path, flush_each=True)
+
+    def message(self, conn: int, peer: str, nick: str | None, direction: str, **body: Any) -> None:
+        self._log.record(conn=conn, peer=peer, nick=nick, dir=direction, **body)
+
+    def referee(self, event: str, **fields: Any) -> None:
+        self._log.write(event, **fields)
+
+    def close(self) -> None:
+        self._log.close()
+
+
+@dataclass(eq=False)
+class Client:
+    """One connection to the table, and the game it joined."""
+
+    number: int  # 1, 2, ... in accept order: the transcript's "conn"
+    peer: str  # "ip:port" for the transcript
+    source: Address | None
+    conn: Connection
+    scope: trio.CancelScope  # cancelled to close the connection from the table's side
+    game: Game | None = None  # set when a join is accepted
+    nick: str | None = None
+    watch: bool = False
+    answered: bool = False  # the join reply is written (or being written)
+    closed: bool = False
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """How a game ended; ``state`` is ``OVER`` or ``ABORTED``."""
+
+    number: int
+    seed: int
+    state: GameState
+    players: tuple[str, ...]  # seat order
+    loser: str | None
+    out: tuple[str, ...]
+    reason: str | None
+    undiscarded: int = 0
+
+    @property
+    def line(self) -> str:
+        """The line ``ring table`` prints for it."""
+        if self.state is GameState.OVER:
+            line = f"game over: loser {self.loser}; out: {', '.join(self.out)}"
+            if self.undiscarded:
+                line += f"; {_pairs(self.undiscarded)} never discarded"
+            return line
+        return f"game aborted: {self.reason}"
+
+
+def _pairs(count: int) -> str:
+    return f"{count} pair" if count == 1 else f"{count} pairs"
+
+
+class Game:
+    """One game: joins, the start, the referee's decisions, the end, the players leaving."""
+
+    def __init__(
+        self,
+        number: int,
+        seed: int,
+        players: int,
+        transcript: Transcript,
+        *,
+        nursery: trio.Nursery,
+        start_after: float | None,
+        last_pair_grace: float,
+        on_change: Callable[[], None],
+    ) -> None:
+        self.number = number
+        self.seed = seed
+        self.referee = TableGame(players, seed)
+        self.transcript = transcript
+        self.clients: dict[str, Client] = {}  # joined, then seated, players by nick
+        self.ended = trio.Event()  # the game ended and the watchers were told
+        self.players_gone = trio.Event()  # every seated player's connection closed
+        self.started = trio.Event()  # the game started (it is no longer forming)
+        self._nursery = nursery
+        self._start_after = start_after
+        self._last_pair_grace = last_pair_grace
+        self._on_change = on_change  # the forming game changed: mDNS, the next game
+        self._seated = trio.Event()  # every join reply has been written
+        self._timer: trio.CancelScope | None = None
+        self._end_announced = False
+        self._grace_armed = False
+
+    # -- joining and leaving ---------------------------------------------------
+
+    async def join(self, client: Client, nick: str, address: Address, watch: bool) -> None:
+        """Seat a joined player (the referee has accepted it); start the game if full."""
+        self.referee.join(nick, address)
+        client.game, client.nick, client.watch = self, nick, watch
+        self.clients[nick] = client
+        self._on_change()
+        if self.referee.is_full:
+            await self.start()
+        elif len(self.referee.joined) >= 2:
+            self._arm_timer()
+
+    def release(self, client: Client, *, shutting_down: bool) -> None:
+        """A player's connection closed: free its seat, or let the referee judge."""
+        nick = client.nick
+        if nick is None or self.clients.get(nick) is not client:
+            return
+        if self.referee.state is GameState.WAITING:
+            self.referee.leave(nick)
+            del self.clients[nick]
+            self._on_change()
+            if len(self.referee.joined) < 2:
+                self._disarm_timer()
+            return
+        if shutting_down:
+            self.referee.abort("the table shut down")
+        self.referee.leave(nick)  # aborts a game under way if the player is still in
+        self.record_decisions()
+        if all(other.closed for other in self.clients.values()):
+            self.players_gone.set()
+
+    # -- playing ---------------------------------------------------------------
+
+    def play(self, nick: str, request: Any) -> Reply:
+        """The reply to one of a player's game requests; ``RefereeError`` if refused."""
+        if isinstance(request, Draw):
+            card, last = self.referee.draw(nick)
+            return Reply(result="last_card" if last else "ok", card=card)
+        if isinstance(request, Discard):
+            first, second = request.cards
+            self.referee.discard(nick, first, second, declares_out=request.declares_out)
+            return ok(message="ok")
+        if isinstance(request, OutOfCards):
+            self.referee.out_of_cards(nick)
+            return ok()
+        if isinstance(request, LeftWithTurn):
+            self.referee.left_with_turn(nick, request.nick)
+            return ok()
+        # The Link lets only table requests through; anything else is a bug there.
+        raise AssertionError(f"unexpected request {request!r}")
+
+    def status(self) -> Reply:
+        standing = self.referee.status()
+        reply = ok(in_=list(standing.in_), out=list(standing.out), state=standing.state.value)
+        if standing.state is GameState.OVER:
+            reply.game_over = True
+            reply.loser = standing.loser
+            reply.undiscarded = standing.undiscarded
+        elif standing.state is GameState.ABORTED:
+            reply.aborted = True
+            reply.reason = standing.reason
+        return reply
+
+    def record_decisions(self) -> None:
+        """Write the referee's decisions to the transcript and act on the ones that need it."""
+        for event in self.referee.take_events():
+            self.transcript.referee(event.EVENT, **msgspec.to_builtins(event))
+        if self.referee.decided and not self._grace_armed:
+            self._grace_armed = True
+            self._nursery.start_soon(self._end_after_grace)
+
+    async def _end_after_grace(self) -> None:
+        """End a decided game whose last pairs do not come (``TableGame.decided``)."""
+        await trio.sleep(self._last_pair_grace)
+        if self.referee.decided:
+            self.referee.end_without_pairs()
+            self.record_decisions()
+            await self.announce_end()
+
+    # -- the start -------------------------------------------------------------
+
+    def _arm_timer(self) -> None:
+        if self._start_after is None or self._timer is not None:
+            return
+        self._timer = trio.CancelScope()
+        self._nursery.start_soon(self._start_later, self._timer)
+
+    def _disarm_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _start_later(self, scope: trio.CancelScope) -> None:
+        assert self._start_after is not None
+        with scope:
+            await trio.sleep(self._start_after)
+        if scope.cancelled_caught or self._timer is not scope:
+            return
+        self._timer = None
+        if self.referee.state is GameState.WAITING and len(self.referee.joined) >= 2:
+            await self.start()
+            await self.announce_end()
+
+    async def start(self) -> None:
+        self._disarm_timer()
+        seats = self.referee.start()
+        self.record_decisions()
+        self.started.set()
+        self._on_change()
+        reply = ok(players=[(seat.address, seat.nick) for seat in seats])
+        for seat in seats:
+            client = self.clients[seat.nick]
+            if client.closed:
+                continue  # its connection task has already aborted the game
+            # Answered from now: a player's first draw may be read before the
+            # write below returns. Its reply cannot overtake the join reply,
+            # because the write takes the connection's send lock without
+            # yielding. A player whose join reply cannot be written is closed,
+            # and its connection task then aborts the game.
+            client.answered = True
+            await client.conn.send_or_close(reply)
+        self._seated.set()
+
+    # -- the end ---------------------------------------------------------------
+
+    async def announce_end(self) -> None:
+        """Tell the watchers, once, that the game has ended."""
+        state = self.referee.state
+        if self._end_announced or state not in (GameState.OVER, GameState.ABORTED):
+            return
+        self._end_announced = True
+        if self.referee.seats:
+            # A notice must not overtake a join reply still being written.
+            await self._seated.wait()
+        standing = self.referee.status()
+        if state is GameState.OVER:
+            notice = GameOver(
+                loser=standing.loser, out=list(standing.out), undiscarded=standing.undiscarded
+            )
+        else:
+            notice = GameOver(aborted=True, reason=standing.reason)
+        for client in list(self.clients.values()):
+            if client.watch and client.answered and not client.closed:
+                await client.conn.send_or_close(notice)
+        self.ended.set()
+        self._on_change()
+
+    async def shut_down(self) -> None:
+        """The table is stopping: abort this game if it is under way, and say so."""
+        if self.referee.abort("the table shut down"):
+            self.record_decisions()
+            if not self._seated.is_set():
+                self._seated.set()  # no join reply will be written now
+            await self.announce_end()
+
+    async def close_when_gone(self, linger: float) -> None:
+        """After the end: wait for the players to leave, at most ``linger``, then close them."""
+        await self.ended.wait()
+        with trio.move_on_after(linger):
+            await self.players_gone.wait()
+        for client in self.clients.values():
+            client.scope.cancel()
+
+    def outcome(self) -> GameOutcome:
+        standing: Standing = self.referee.status()
+        return GameOutcome(
+            number=self.number,
+            seed=self.seed,
+            state=standing.state,
+            players=tuple(seat.nick for seat in self.referee.seats),
+            loser=standing.loser,
+            out=standing.out,
+            reason=standing.reason,
+            undiscarded=standing.undiscarded,
+        )
+
+
+def shutting_down() -> bool:
+    """Whether this task is being cancelled: the connection did not close by itself."""
+    return trio.current_effective_deadline() == -math.inf
