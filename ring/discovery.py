@@ -51,16 +51,12 @@ from zeroconf import (
 if TYPE_CHECKING:
     from zeroconf import InterfacesType
 
-# One DNS-SD service type per kind of table; the ring games and the later
-# table services share this module.
-SERVICE_TYPES: Final[Mapping[str, str]] = {
-    "oldmaid": "_oldmaid._tcp.local.",
-    "fishnet": "_fishnet._tcp.local.",
-    "reversi": "_reversi._tcp.local.",
-    "notipping": "_notipping._tcp.local.",
-}
+# A kind is a service's declared name (ring.registry.Service.name); its
+# DNS-SD type is "_<kind>._tcp.local.", and a DNS-SD service name is at most
+# 15 characters (RFC 6763, 7.2).
+_KIND = re.compile(r"[a-z][a-z0-9]{0,14}")
 # The protocol version a client of each kind speaks: the TXT key ``v``.
-PROTOCOL_VERSIONS: Final[Mapping[str, str]] = {kind: "1" for kind in SERVICE_TYPES}
+PROTOCOL_VERSION: Final = "1"
 
 # Passed as ``interfaces``: every interface of the host (the product on a LAN).
 ALL_INTERFACES: Final[tuple[str, ...]] = ("0.0.0.0",)
@@ -88,11 +84,9 @@ class DiscoveryError(Exception):
 
 
 def service_type(kind: str) -> str:
-    try:
-        return SERVICE_TYPES[kind]
-    except KeyError:
-        known = ", ".join(SERVICE_TYPES)
-        raise ValueError(f"unknown service kind {kind!r}; known: {known}") from None
+    if not _KIND.fullmatch(kind):
+        raise ValueError(f"a service kind is 1-15 of a-z 0-9, starting with a letter: {kind!r}")
+    return f"_{kind}._tcp.local."
 
 
 def instance_name(name: str = DEFAULT_NAME) -> str:
@@ -154,7 +148,7 @@ class Found:
         """Whether a client of this version can join now."""
         return (
             bool(self.addresses)
-            and self.txt.get("v") == PROTOCOL_VERSIONS[self.kind]
+            and self.txt.get("v") == PROTOCOL_VERSION
             and self.txt.get("state") == "waiting"
         )
 
@@ -194,7 +188,7 @@ def _instance_of(name: str, type_: str) -> str:
 def oldmaid_txt(*, players: int, joined: int, state: str) -> dict[str, str]:
     """The TXT record of an Old Maid table."""
     return {
-        "v": PROTOCOL_VERSIONS["oldmaid"],
+        "v": PROTOCOL_VERSION,
         "players": str(players),
         "joined": str(joined),
         "state": state,
@@ -555,7 +549,7 @@ async def find_table(
 
 
 async def discover(
-    kinds: Iterable[str] = tuple(SERVICE_TYPES), *, interfaces: Sequence[str], timeout: float
+    kinds: Iterable[str], *, interfaces: Sequence[str], timeout: float
 ) -> list[Found]:
     """Every service of these kinds present after listening ``timeout`` seconds."""
     services: dict[tuple[str, str], Found] = {}
@@ -573,8 +567,11 @@ async def discover(
 
 
 def run(args: argparse.Namespace) -> int:
-    """``ring discover``: one line per service on stdout; exit 0 even if none."""
-    kinds: list[str] = args.kind or list(SERVICE_TYPES)
+    """``ring discover``: one line per service on stdout; exit 0 even if none.
+
+    ``args.kind``: the kinds to look for (the command line gives every declared
+    service when none is named)."""
+    kinds: list[str] = args.kind
     try:
         interfaces = interfaces_for(args.mdns_interface)
         services = trio.run(_discover_all, kinds, interfaces, args.timeout)

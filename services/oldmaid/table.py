@@ -29,7 +29,7 @@ import secrets
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +97,8 @@ class TableConfig:
     advertise: bool | None = None
     mdns_interface: str | None = None  # default: the listening address (0.0.0.0: all)
     mdns_name: str = "table"  # the instance is "<mdns_name>-<8 hex>"
+    # Told how each game ended, as it ends (``ring serve`` prints it).
+    on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -194,6 +196,9 @@ class TableServer:
         return self.config.games is None or len(self.games) < self.config.games
 
     async def _finish(self, game: Game) -> None:
+        await game.ended.wait()
+        if self.config.on_end is not None:
+            self.config.on_end(game.outcome())
         await game.close_when_gone(self.config.linger)
         if self._shared_transcript is None:
             game.transcript.close()

@@ -120,7 +120,10 @@ def test_names_lines_and_interface_choices() -> None:
     assert discovery.interfaces_for(None, "127.0.0.1") == ("127.0.0.1",)
     assert discovery.interfaces_for(None, "0.0.0.0") == discovery.ALL_INTERFACES
     assert discovery.instance_name().startswith("table-")
-    assert set(discovery.SERVICE_TYPES) == {"oldmaid", "fishnet", "reversi", "notipping"}
+    assert discovery.service_type("oldmaid") == "_oldmaid._tcp.local."
+    for bad in ("", "Oldmaid", "no-dashes", "x" * 16, "9lives"):
+        with pytest.raises(ValueError, match="service kind"):
+            discovery.service_type(bad)
     with pytest.raises(TypeError):
         Advertiser("oldmaid", 1, host="127.0.0.1", interfaces="127.0.0.1", txt={})
     with pytest.raises(DiscoveryError):
@@ -300,7 +303,7 @@ def test_a_peer_that_finds_no_table_says_so_in_one_line() -> None:
 
 def test_discover_says_so_when_it_finds_nothing() -> None:
     done = subprocess.run(
-        [*RING, "discover", "--kind", "notipping", "--timeout", "0.3", *MDNS],
+        [*RING, "discover", "--kind", "fishnet", "--timeout", "0.3", *MDNS],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,

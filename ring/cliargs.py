@@ -1,0 +1,58 @@
+"""Argument types shared by the ``ring`` command and the commands packages declare.
+
+Each turns a command-line word into a value or raises ``ArgumentTypeError``
+with a message naming what was expected, so a wrong flag costs one clear
+line and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+MDNS_INTERFACE_HELP = "the one interface address to use mDNS on; 0.0.0.0: all"
+
+
+def address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def players(text: str) -> int:
+    value = int(text)
+    if not 2 <= value <= 8:
+        raise argparse.ArgumentTypeError("an Old Maid game has 2 to 8 players")
+    return value
+
+
+def seconds(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("a time cannot be negative")
+    return value
+
+
+def ipv4(text: str) -> str:
+    parts = text.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected an IPv4 address, got {text!r}")
+    return text
+
+
+def service_name(text: str) -> str:
+    if not 1 <= len(text) <= 32 or not all(c.isalnum() or c in "_-" for c in text):
+        raise argparse.ArgumentTypeError("a name is 1-32 of A-Z a-z 0-9 _ -")
+    return text
+
+
+def port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) < 65536:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {text!r}")
+    return int(text)
+
+
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return int(text)

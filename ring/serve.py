@@ -1,0 +1,155 @@
+"""``ring serve``: any set of declared services in one process, one Trio nursery.
+
+Each service is a ``ring.registry.Service``; this module knows none of them
+by name. ``--NAME [PORT]`` chooses a service (its default port, or PORT);
+with none chosen, every declared service runs on its default port. Shared
+options (address, seed, transcripts, mDNS) go to every service; each
+service adds its own in a group of its own. Ctrl-C and SIGTERM stop every
+service the same way (each tells its games under way, where its protocol can,
+and closes its transcripts); the exit status is then 130 or 143.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from ring import cliargs
+from ring.registry import ServeSettings, Service, ServiceError, found_in, service_seed
+from ring.shutdown import raise_on_sigterm, stop_code
+
+
+def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="run game servers, all in one process: "
+        + ", ".join(service.name for service in services),
+        description="Run the chosen services (none chosen: all of them, on their default ports).",
+    )
+    chosen = serve.add_argument_group("services")
+    for service in services:
+        chosen.add_argument(
+            f"--{service.name}",
+            nargs="?",
+            const=service.default_port,
+            type=cliargs.port,
+            metavar="PORT",
+            help=f"serve {service.summary} on PORT "
+            f"(default {service.default_port}; 0: any free port)",
+        )
+    shared = serve.add_argument_group("shared options")
+    shared.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    shared.add_argument(
+        "--seed",
+        type=int,
+        help="replays every game: each service derives its own seed from it (default: random)",
+    )
+    shared.add_argument(
+        "--transcripts", metavar="DIR", help="one JSON-lines file per game, in DIR/<service>/"
+    )
+    # The FishNet server's old name for it, so that existing command lines work.
+    shared.add_argument("--transcript", dest="transcripts", help=argparse.SUPPRESS)
+    shared.add_argument(
+        "--idle-timeout",
+        type=cliargs.seconds,
+        metavar="SECONDS",
+        help="close a connection that has not started playing after this long (default 120)",
+    )
+    shared.add_argument(
+        "--max-connections",
+        type=cliargs.positive,
+        metavar="N",
+        help="connections open at once, per service (default: the service's own)",
+    )
+    shared.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        help="advertise over mDNS (default: only when --host is not a loopback address)",
+    )
+    shared.add_argument(
+        "--mdns-interface", type=cliargs.ipv4, metavar="ADDR", help=cliargs.MDNS_INTERFACE_HELP
+    )
+    shared.add_argument(
+        "--name",
+        type=cliargs.service_name,
+        help="mDNS instance name, before a random id (default: each service's own)",
+    )
+    for service in services:
+        service.add_options(serve.add_argument_group(f"{service.name} options"))
+
+
+def chosen_services(args: argparse.Namespace, services: Sequence[Service]) -> list[Service]:
+    """The services named on the command line, or every one of them when none is."""
+    named = [service for service in services if getattr(args, service.name) is not None]
+    return named or list(services)
+
+
+def settings_for(args: argparse.Namespace, service: Service, seed: int) -> ServeSettings:
+    port = getattr(args, service.name)
+    folder = None if args.transcripts is None else Path(args.transcripts) / service.name
+    return ServeSettings(
+        host=args.host,
+        port=service.default_port if port is None else port,
+        seed=service_seed(seed, service.name),
+        transcripts=folder,
+        advertise=args.advertise,
+        mdns_interface=args.mdns_interface,
+        options=args,
+    )
+
+
+async def serve_all(
+    chosen: Sequence[tuple[Service, ServeSettings]],
+    *,
+    task_status: trio.TaskStatus[dict[str, tuple[str, int]]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run every service until cancelled; ``started`` gives each one's bound address by name.
+
+    ``ServiceError`` from any service (which then could not start) names it.
+    """
+    addresses: dict[str, tuple[str, int]] = {}
+    async with trio.open_nursery() as nursery:
+        for service, settings in chosen:
+            try:
+                addresses[service.name] = await nursery.start(service.serve, settings)
+            except BaseException as exc:
+                failure = found_in(exc, ServiceError)
+                if failure is None:
+                    raise
+                raise ServiceError(f"{service.name}: {failure}") from None
+        task_status.started(addresses)
+
+
+def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
+    """``ring serve``: runs until Ctrl-C (130) or SIGTERM (143); 2 if a service cannot start."""
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    chosen = [(service, settings_for(args, service, seed)) for service in chosen_services(
+        args, services)]  # fmt: skip
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(raise_on_sigterm)
+            addresses = await nursery.start(serve_all, chosen)
+            for name, (host, port) in addresses.items():
+                # Scripts read these first lines to learn the ports.
+                print(f"{name} listening on {host}:{port}", flush=True)
+            print(f"ring serve seed {seed} (replay with --seed {seed})", file=sys.stderr)
+
+    try:
+        trio.run(main)
+    except BaseException as exc:
+        code = stop_code(exc)
+        if code is not None:
+            print("ring serve stopped", flush=True)
+            return code
+        failure = found_in(exc, ServiceError)
+        if failure is not None:
+            print(f"ring serve: {failure}", file=sys.stderr)
+            return 2
+        raise
+    return 0

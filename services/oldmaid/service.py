@@ -1,0 +1,143 @@
+"""The Old Maid table declared for ``ring serve`` and ``ring discover``, and ``ring table``.
+
+``ring serve --oldmaid`` runs the table for a class: game after game, several
+at once, until stopped. ``ring table`` is the same table for a set number of
+games (one by default), then it exits with how they ended. Imports stay
+light: the table itself is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import trio
+
+from ring import cliargs
+from ring.registry import Command, ServeSettings, Service, ServiceError, found_in
+
+DEFAULT_PORT = 9898
+
+
+def _add_game_options(group: argparse._ActionsContainer) -> None:
+    group.add_argument(
+        "--players", type=cliargs.players, default=4, help="players per game (2-8, default 4)"
+    )
+    group.add_argument(
+        "--start-after",
+        type=cliargs.seconds,
+        metavar="SECONDS",
+        help="start a game this long after its second join, even if fewer than --players joined",
+    )
+    group.add_argument(
+        "--linger",
+        type=cliargs.seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="after a game, keep answering its players until they leave, at most this long",
+    )
+    group.add_argument(
+        "--last-pair-grace",
+        type=cliargs.seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="once all players but one are out, how long to wait for pairs never discarded "
+        "before ending the game without them",
+    )
+
+
+async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+    from services.oldmaid.table import TableConfig, TableError, serve_tables
+
+    options = settings.options
+    config = TableConfig(
+        players=options.players,
+        host=settings.host,
+        port=settings.port,
+        seed=settings.seed,
+        start_after=options.start_after,
+        transcripts=settings.transcripts,
+        games=None,
+        idle_timeout=options.idle_timeout if options.idle_timeout is not None else 120.0,
+        linger=options.linger,
+        last_pair_grace=options.last_pair_grace,
+        max_connections=options.max_connections or 64,
+        advertise=settings.advertise,
+        mdns_interface=settings.mdns_interface,
+        mdns_name=options.name or "table",
+        on_end=lambda outcome: settings.say(f"oldmaid game {outcome.number}: {outcome.line}"),
+    )
+    try:
+        await serve_tables(config, task_status=task_status)
+    except BaseException as exc:
+        failure = found_in(exc, TableError)
+        if failure is None:
+            raise
+        raise ServiceError(str(failure)) from None
+
+
+def _add_table_arguments(table: argparse.ArgumentParser) -> None:
+    _add_game_options(table)
+    table.add_argument(
+        "--games",
+        type=cliargs.positive,
+        default=1,
+        metavar="N",
+        help="play N games (several at once, as players join), then exit (default 1)",
+    )
+    table.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port (0: any free port)")
+    table.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    table.add_argument("--seed", type=int, help="seed for seating and the deck (default: random)")
+    table.add_argument("--transcript", metavar="FILE", help="write every message as JSON lines")
+    table.add_argument("--transcripts", metavar="DIR", help="one JSON-lines file per game in DIR")
+    table.add_argument(
+        "--idle-timeout",
+        type=cliargs.seconds,
+        default=120.0,
+        metavar="SECONDS",
+        help="close a connection that sends nothing for this long (players excepted mid-game)",
+    )
+    table.add_argument("--max-connections", type=int, default=64, metavar="N")
+    table.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        help="advertise over mDNS (default: only when --host is not a loopback address)",
+    )
+    table.add_argument(
+        "--mdns-interface",
+        type=cliargs.ipv4,
+        metavar="ADDR",
+        help=cliargs.MDNS_INTERFACE_HELP + " (default: --host)",
+    )
+    table.add_argument(
+        "--name",
+        type=cliargs.service_name,
+        default="table",
+        help="mDNS instance name; a random id is appended (default: table)",
+    )
+
+
+def _run_table(args: argparse.Namespace) -> int:
+    if args.transcript is not None and args.transcripts is not None:
+        print("table: give --transcript FILE or --transcripts DIR, not both", file=sys.stderr)
+        return 2
+    from services.oldmaid.table import run
+
+    return run(args)
+
+
+SERVICE = Service(
+    name="oldmaid",
+    default_port=DEFAULT_PORT,
+    mdns_type="_oldmaid._tcp.local.",
+    summary="Old Maid tables (the ring's dealer and referee, game after game)",
+    serve=_serve,
+    add_options=_add_game_options,
+)
+
+TABLE_COMMAND = Command(
+    name="table",
+    help="run an Old Maid table (deals and referees) for one game, or --games N",
+    add_arguments=_add_table_arguments,
+    run=_run_table,
+)
