@@ -73,6 +73,8 @@ if TYPE_CHECKING:
     from ring.discovery import Advertiser
 
 DEFAULT_PORT = 1530
+# How long the shutdown notices may take, all games together.
+SHUTDOWN_NOTICE_TIMEOUT = 1.0
 BOT_MOVES = ("random", "first", "second")
 _INBOX_SIZE = 16
 
@@ -257,6 +259,13 @@ class _Game:
                     if isinstance(seat, _Client):
                         await seat.conn.aclose()
 
+    async def shut_down(self) -> None:
+        """Tell this game's clients that the server is stopping (WIRE.md's error, then close)."""
+        self.log.write("end", winner=None, reason="the server shut down")
+        for seat, player in enumerate(self.seats):
+            if isinstance(player, _Client) and seat not in self.gone:
+                await self._tell(seat, Error("server_shutting_down"))
+
     async def _wait_for_opponent(self) -> bool:
         config = self.server.config
         with trio.move_on_after(config.wait_timeout):
@@ -431,6 +440,12 @@ class FishNetServer:
         for queue in self._waiting.values():
             if game in queue:
                 queue.remove(game)
+
+    async def shut_down(self) -> None:
+        """The server is stopping: every client in a game, or waiting for one, is told."""
+        waiting = [game for queue in self._waiting.values() for game in queue]
+        for game in [*self.games_running, *waiting]:
+            await game.shut_down()
 
     def reported(self, report: GameReport) -> None:
         self.reports.append(report)
@@ -610,10 +625,19 @@ async def serve_fishnet(
                 f"cannot write transcripts in {config.transcript_dir}: {exc}"
             ) from None
     server = FishNetServer(config, seed)
+    connections = trio.CancelScope(shield=True)  # open until the players are told (below)
+
+    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        with connections:
+            await serve(
+                server.handle,
+                config.host,
+                config.port,
+                max_connections=config.max_connections,
+                task_status=task_status,
+            )
+
     async with trio.open_nursery() as nursery:
-        listen = functools.partial(
-            serve, server.handle, config.host, config.port, max_connections=config.max_connections
-        )
         try:
             host, port = await nursery.start(listen)
         except OSError as exc:
@@ -622,6 +646,12 @@ async def serve_fishnet(
         server.address = (host, port)
         server.advertise(nursery, host, port, on_advertise)
         task_status.started(server)
+        try:
+            await trio.sleep_forever()
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_NOTICE_TIMEOUT):
+                await server.shut_down()
+            connections.cancel()
 
 
 async def _main(config: ServerConfig) -> None:

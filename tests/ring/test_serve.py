@@ -1,0 +1,174 @@
+"""``ring serve``: services found through declarations, many in one process, a clean stop.
+
+The first test declares a service of its own, here, and has it served and
+found over mDNS (127.0.0.1 only) without any change to the command line's
+code. The others run ``ring serve`` as a real process with both declared
+game services and stop it with SIGTERM mid-game.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import trio
+
+from ring.cli import build_parser
+from ring.discovery import discover, start_advertising
+from ring.events import read_events
+from ring.net import serve
+from ring.registry import ServeSettings, Service, declared_services, service_seed
+from ring.serve import chosen_services, serve_all, settings_for
+from scenarios.processes import ChildProcess
+
+RING = [sys.executable, "-m", "ring"]
+WAIT = 20.0
+
+
+async def _serve_echo(
+    settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]
+) -> None:
+    prefix = settings.options.echo_prefix.encode()
+
+    async def echo(stream: trio.SocketStream) -> None:
+        with trio.fail_after(WAIT):
+            await stream.send_all(prefix + await stream.receive_some(100))
+
+    async with trio.open_nursery() as nursery:
+        listen = functools.partial(serve, echo, settings.host, settings.port)
+        host, port = await nursery.start(listen)
+        if settings.advertise:
+            start_advertising(
+                nursery,
+                "echo",
+                port,
+                host=host,
+                mdns_interface=settings.mdns_interface,
+                mdns_name="echo",
+                txt={"v": "1"},
+                who="echo",
+            )
+        task_status.started((host, port))
+
+
+ECHO = Service(
+    name="echo",
+    default_port=7,
+    mdns_type="_echo._tcp.local.",
+    summary="an echo service declared by a test",
+    serve=_serve_echo,
+    add_options=lambda group: group.add_argument("--echo-prefix", default=""),
+)
+
+
+async def test_a_service_declared_in_a_test_is_served_and_discovered() -> None:
+    parser = build_parser(services=[ECHO], commands=[])
+    args = parser.parse_args(
+        ["serve", "--echo", "0", "--advertise", "--mdns-interface", "127.0.0.1",
+         "--echo-prefix", "> ", "--seed", "5"]
+    )  # fmt: skip
+    assert chosen_services(args, [ECHO]) == [ECHO]
+    settings = settings_for(args, ECHO, seed=5)
+    assert (settings.port, settings.seed) == (0, service_seed(5, "echo"))
+    assert parser.parse_args(["discover", "--kind", "echo"]).kind == ["echo"]
+    with trio.fail_after(WAIT):
+        async with trio.open_nursery() as nursery:
+            addresses = await nursery.start(serve_all, [(ECHO, settings)])
+            host, port = addresses["echo"]
+            stream = await trio.open_tcp_stream(host, port)
+            await stream.send_all(b"hello")
+            assert await stream.receive_some(100) == b"> hello"
+            await stream.aclose()
+            found = []
+            while not any(f.port == port for f in found):
+                found = await discover(["echo"], interfaces=["127.0.0.1"], timeout=1.0)
+            [echo] = [f for f in found if f.port == port]
+            assert echo.kind == "echo" and echo.instance.startswith("echo-")
+            nursery.cancel_scope.cancel()
+
+
+def test_the_installed_declarations_and_their_options_fit_one_command_line() -> None:
+    services = declared_services()
+    assert [service.name for service in services] == ["fishnet", "oldmaid"]
+    parser = build_parser()  # every service's options at once: no clash between them
+    args = parser.parse_args(["serve"])
+    assert [service.name for service in chosen_services(args, services)] == ["fishnet", "oldmaid"]
+    ports = [settings_for(args, s, seed=1).port for s in chosen_services(args, services)]
+    assert ports == [1530, 9898]
+    seeds = {settings_for(args, s, seed=1).seed for s in services}
+    assert len(seeds) == 2  # each service its own seed, derived from the one --seed
+
+
+def _line(child: ChildProcess) -> str:
+    line = child.first_line(WAIT)
+    assert line is not None, child.stderr
+    return line
+
+
+def _address(line: str, name: str) -> tuple[str, int]:
+    prefix = f"{name} listening on "
+    assert line.startswith(prefix), line
+    host, _, port = line.removeprefix(prefix).rpartition(":")
+    return host, int(port)
+
+
+def _join(address: tuple[str, int], nick: str, port: int) -> socket.socket:
+    sock = socket.create_connection(address, timeout=WAIT)
+    message = {"cmd": "join", "nick": nick, "port": port, "host": "127.0.0.2", "watch": True}
+    sock.sendall(json.dumps(message).encode() + b"\n")
+    return sock
+
+
+def _messages(sock: socket.socket, count: int) -> list[dict]:
+    data = b""
+    while data.count(b"\n") < count:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed after {data!r}"
+        data += chunk
+    return [json.loads(line) for line in data.splitlines()[:count]]
+
+
+def test_ring_serve_runs_both_tables_and_a_sigterm_tells_the_games(tmp_path: Path) -> None:
+    transcripts = tmp_path / "transcripts"
+    child = ChildProcess(
+        "serve",
+        [*RING, "serve", "--oldmaid", "0", "--fishnet", "0", "--players", "2",
+         "--seed", "9", "--transcripts", str(transcripts)],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        fishnet = _address(_line(child), "fishnet")
+        oldmaid = _address(_line(child), "oldmaid")
+        # An Old Maid game under way: two players, joined and dealt their seats.
+        players = [_join(oldmaid, "ann", 40001), _join(oldmaid, "bob", 40002)]
+        for sock in players:
+            [reply] = _messages(sock, 1)
+            assert reply["result"] == "ok" and len(reply["players"]) == 2
+        # A FishNet game under way against a built-in player: its deal has come.
+        fisher = socket.create_connection(fishnet, timeout=WAIT)
+        fisher.sendall(b"play ann spot\n")
+        dealt = fisher.recv(4096)
+        assert dealt, "the FishNet server closed instead of dealing"
+        child.popen.send_signal(signal.SIGTERM)
+        assert child.popen.wait(WAIT) == 143
+        child.wait(time.monotonic() + WAIT)
+        for sock in players:
+            [notice] = _messages(sock, 1)
+            assert notice == {"cmd": "game_over", "aborted": True, "reason": "the table shut down"}
+            sock.close()
+        rest = b""
+        while chunk := fisher.recv(4096):
+            rest += chunk
+        fisher.close()
+        assert (dealt + rest).splitlines()[-1] == b"error server_shutting_down", dealt + rest
+        assert child.stdout[-1] == "ring serve stopped"
+        game = read_events(transcripts / "oldmaid" / "game-000001.jsonl")
+        assert [r["event"] for r in game if "event" in r][-1] == "aborted"
+        assert game[0]["seed"] == service_seed(9, "oldmaid")
+    finally:
+        child.kill()
