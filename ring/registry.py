@@ -19,7 +19,6 @@ command line loads every declaration to build its help.
 from __future__ import annotations
 
 import argparse
-import hashlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -40,7 +39,10 @@ class ServeSettings:
 
     host: str
     port: int  # 0: any free port
-    seed: int  # this service's own, derived from the shared --seed (``service_seed``)
+    # The shared --seed. Each service derives its games' seeds from it in a
+    # namespace of its own (Old Maid "deck:<seed>", FishNet "<seed>:<names>:<n>"),
+    # so services never share a random stream and one --seed replays them all.
+    seed: int
     transcripts: Path | None  # this service's own folder, or None for no transcripts
     advertise: bool | None  # None: advertise when reachable from the LAN
     mdns_interface: str | None
@@ -115,9 +117,3 @@ def found_in(exc: BaseException, kind: type[BaseException]) -> BaseException | N
             if found is not None:
                 return found
     return None
-
-
-def service_seed(seed: int, name: str) -> int:
-    """A service's own seed, from the shared one: a whole afternoon replays from one --seed."""
-    digest = hashlib.sha256(f"{name}:{seed}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")

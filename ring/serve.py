@@ -20,7 +20,7 @@ from pathlib import Path
 import trio
 
 from ring import cliargs
-from ring.registry import ServeSettings, Service, ServiceError, found_in, service_seed
+from ring.registry import ServeSettings, Service, ServiceError, found_in
 from ring.shutdown import raise_on_sigterm, stop_code
 
 
@@ -47,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
     shared.add_argument(
         "--seed",
         type=int,
-        help="replays every game: each service derives its own seed from it (default: random)",
+        help="replays every game of every service (default: random, printed)",
     )
     shared.add_argument(
         "--transcripts", metavar="DIR", help="one JSON-lines file per game, in DIR/<service>/"
@@ -95,7 +95,7 @@ def settings_for(args: argparse.Namespace, service: Service, seed: int) -> Serve
     return ServeSettings(
         host=args.host,
         port=service.default_port if port is None else port,
-        seed=service_seed(seed, service.name),
+        seed=seed,
         transcripts=folder,
         advertise=args.advertise,
         mdns_interface=args.mdns_interface,

@@ -22,7 +22,7 @@ from ring.cli import build_parser
 from ring.discovery import discover, start_advertising
 from ring.events import read_events
 from ring.net import serve
-from ring.registry import ServeSettings, Service, declared_services, service_seed
+from ring.registry import ServeSettings, Service, declared_services
 from ring.serve import chosen_services, serve_all, settings_for
 from scenarios.processes import ChildProcess
 
@@ -74,7 +74,8 @@ async def test_a_service_declared_in_a_test_is_served_and_discovered() -> None:
     )  # fmt: skip
     assert chosen_services(args, [ECHO]) == [ECHO]
     settings = settings_for(args, ECHO, seed=5)
-    assert (settings.port, settings.seed) == (0, service_seed(5, "echo"))
+    assert (settings.port, settings.seed) == (0, 5)
+    assert settings.transcripts is None
     assert parser.parse_args(["discover", "--kind", "echo"]).kind == ["echo"]
     with trio.fail_after(WAIT):
         async with trio.open_nursery() as nursery:
@@ -100,8 +101,6 @@ def test_the_installed_declarations_and_their_options_fit_one_command_line() -> 
     assert [service.name for service in chosen_services(args, services)] == ["fishnet", "oldmaid"]
     ports = [settings_for(args, s, seed=1).port for s in chosen_services(args, services)]
     assert ports == [1530, 9898]
-    seeds = {settings_for(args, s, seed=1).seed for s in services}
-    assert len(seeds) == 2  # each service its own seed, derived from the one --seed
 
 
 def _line(child: ChildProcess) -> str:
@@ -169,6 +168,6 @@ def test_ring_serve_runs_both_tables_and_a_sigterm_tells_the_games(tmp_path: Pat
         assert child.stdout[-1] == "ring serve stopped"
         game = read_events(transcripts / "oldmaid" / "game-000001.jsonl")
         assert [r["event"] for r in game if "event" in r][-1] == "aborted"
-        assert game[0]["seed"] == service_seed(9, "oldmaid")
+        assert game[0]["seed"] == 9  # the first game of the table has the shared seed
     finally:
         child.kill()
