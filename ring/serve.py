@@ -21,7 +21,7 @@ import trio
 
 from ring import cliargs
 from ring.registry import ServeSettings, Service, ServiceError, found_in
-from ring.shutdown import raise_on_sigterm, stop_code
+from ring.shutdown import raise_on_stop_signals, stop_code
 
 
 def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]) -> None:
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(raise_on_sigterm)
+            nursery.start_soon(raise_on_stop_signals)
             addresses = await nursery.start(serve_all, chosen)
             for name, (host, port) in addresses.items():
                 # Scripts read these first lines to learn the ports.

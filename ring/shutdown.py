@@ -19,10 +19,18 @@ class Terminated(Exception):
     """SIGTERM arrived: unwind as for Ctrl-C."""
 
 
-async def raise_on_sigterm() -> None:
-    """Run in a nursery: turns SIGTERM into ``Terminated`` in that nursery."""
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
+async def raise_on_stop_signals() -> None:
+    """Run in a nursery: SIGTERM raises ``Terminated`` and SIGINT ``KeyboardInterrupt`` here.
+
+    Raised in this task, either one cancels the nursery's other tasks at
+    their next checkpoint, so every service unwinds the same way and can tell
+    its games. (Left to trio, a Ctrl-C may surface inside whatever task is
+    running, in the middle of writing a game's messages.)
+    """
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for signum in signals:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
             raise Terminated
 
 

@@ -29,7 +29,6 @@ Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
 
 from __future__ import annotations
 
-import argparse
 import collections
 import functools
 import itertools
@@ -39,7 +38,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +47,6 @@ import trio
 from ring.events import EventLog
 from ring.net import mark_established, serve, wants_mdns
 from ring.sansio import Closed, Invalid
-from ring.shutdown import raise_on_sigterm, raised, stop_code
 from ring.transport import Connection
 from services.fishnet.players import COMPUTER_PLAYERS, Player, make_player
 from services.fishnet.protocol import (
@@ -115,26 +113,6 @@ class ServerConfig:
             raise ValueError("max_moves must be at least 1")
         if self.max_waiting_per_host < 1:
             raise ValueError("max_waiting_per_host must be at least 1")
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> ServerConfig:
-        return cls(
-            host=args.host,
-            port=args.fishnet,
-            seed=args.seed,
-            youmake=args.youmake,
-            transcript_dir=args.transcript,
-            bot_moves=args.bot_moves,
-            idle_timeout=args.idle_timeout,
-            wait_timeout=args.wait_timeout,
-            move_timeout=args.move_timeout,
-            max_moves=args.max_moves,
-            max_connections=args.max_connections,
-            max_waiting_per_host=args.max_waiting_per_host,
-            advertise=args.advertise,
-            mdns_interface=args.mdns_interface,
-            mdns_name=args.name or "fishnet",
-        )
 
 
 @dataclass(frozen=True)
@@ -652,35 +630,3 @@ async def serve_fishnet(
             with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_NOTICE_TIMEOUT):
                 await server.shut_down()
             connections.cancel()
-
-
-async def _main(config: ServerConfig) -> None:
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(raise_on_sigterm)
-        server = await nursery.start(serve_fishnet, config)
-        server.on_report = lambda report: print(report.line, flush=True)
-        host, port = server.address
-        # Scripts read this first line to learn the port.
-        print(f"fishnet listening on {host}:{port}", flush=True)
-        print(f"fishnet seed {config.seed} (replay with --seed {config.seed})", file=sys.stderr)
-
-
-def run(args: argparse.Namespace) -> int:
-    """``ring serve --fishnet``: runs until Ctrl-C (130) or SIGTERM (143); 2 if it cannot run."""
-    config = ServerConfig.from_args(args)
-    if config.seed is None:
-        config = replace(config, seed=new_seed())
-    try:
-        trio.run(_main, config)
-    except BaseException as exc:
-        code = stop_code(exc)
-        if code is not None:
-            print("fishnet server stopped", flush=True)
-            return code
-        if raised(exc, ServerError):
-            while isinstance(exc, BaseExceptionGroup):
-                exc = exc.exceptions[0]
-            print(f"fishnet: {exc}", file=sys.stderr)
-            return 2
-        raise
-    return 0

@@ -46,7 +46,7 @@ from ring.oldmaid.messages import (
     error,
 )
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
-from ring.shutdown import EXIT_TERMINATED, raise_on_sigterm, stop_code
+from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
 from ring.transport import Connection, plain_ip
 from services.oldmaid.referee import (
     MAX_PLAYERS,
@@ -465,7 +465,7 @@ async def _serve_and_announce(config: TableConfig) -> list[TableOutcome]:
         nursery.cancel_scope.cancel()  # the SIGTERM watcher
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(raise_on_sigterm)
+        nursery.start_soon(raise_on_stop_signals)
         try:
             host, port = await nursery.start(play)
         except TableError as exc:

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import trio
 
 from ring.cli import build_parser
@@ -132,7 +133,10 @@ def _messages(sock: socket.socket, count: int) -> list[dict]:
     return [json.loads(line) for line in data.splitlines()[:count]]
 
 
-def test_ring_serve_runs_both_tables_and_a_sigterm_tells_the_games(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_ring_serve_runs_both_tables_and_a_stop_tells_the_games(
+    how: signal.Signals, code: int, tmp_path: Path
+) -> None:
     transcripts = tmp_path / "transcripts"
     child = ChildProcess(
         "serve",
@@ -153,8 +157,8 @@ def test_ring_serve_runs_both_tables_and_a_sigterm_tells_the_games(tmp_path: Pat
         fisher.sendall(b"play ann spot\n")
         dealt = fisher.recv(4096)
         assert dealt, "the FishNet server closed instead of dealing"
-        child.popen.send_signal(signal.SIGTERM)
-        assert child.popen.wait(WAIT) == 143
+        child.popen.send_signal(how)
+        assert child.popen.wait(WAIT) == code
         child.wait(time.monotonic() + WAIT)
         for sock in players:
             [notice] = _messages(sock, 1)
