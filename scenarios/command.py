@@ -10,8 +10,9 @@ from ring.registry import Command
 
 def _add_arguments(scenario: argparse.ArgumentParser) -> None:
     scenario.add_argument(
-        "name", metavar="NAME", help="N-players (e.g. 8-players), fault-kill-peer, "
-        "fault-kill-table, fault-stop-peer or lan"
+        "name", metavar="NAME", help="N-players (e.g. 8-players), GxN-players (G games "
+        "at once at one table, e.g. 3x4-players), fault-kill-peer, fault-kill-table, "
+        "fault-stop-peer or lan"
     )  # fmt: skip
     scenario.add_argument("--seed", type=int, help="game seed (default: the scenario's own)")
     scenario.add_argument("--timeout", type=cliargs.seconds, default=60.0, metavar="SECONDS")

@@ -6,6 +6,10 @@ command, waits for every process under one deadline, and runs
 ``scenarios.verify`` over the transcript and event logs. Whatever happens,
 no process it started outlives it. ``format_result`` is the summary
 ``ring scenario N-players`` prints.
+
+``Run`` (the processes under one deadline), ``verify_game`` and the line
+helpers of ``format_result`` are shared with ``scenarios.several_games``,
+which plays several such games at one table.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,105 +104,184 @@ def run_scenario(
     nicks = [f"p{i}" for i in range(1, players - len(extra_peers) + 1)]
     event_logs = {nick: workdir / f"{nick}.events.jsonl" for nick in nicks}
     ring = ring_command()
-    wrap = prefix or (lambda _name: ())
-    processes: list[ChildProcess] = []
-    started = time.monotonic()
-    deadline = started + timeout
+    run = Run(workdir, timeout, prefix)
     try:
-        table = ChildProcess(
-            TABLE,
-            [
-                *ring,
-                "table",
-                "--players", str(players),
-                "--port", "0",
-                "--host", table_host,
-                "--seed", str(seed),
-                "--transcript", str(transcript),
-                *table_args,
-            ],
-            workdir,
-            wrap(TABLE),
-        )  # fmt: skip
-        processes.append(table)
-        line = table.first_line(deadline - time.monotonic())
-        match = LISTENING.fullmatch(line.strip()) if line else None
-        if match is None:
-            if line is not None:
-                what = f"printed {line!r}"
-            elif table.popen.poll() is not None:
-                what = f"exited ({table.popen.returncode}) without a word"
-            else:
-                what = f"said nothing within {timeout:g} s"
-            result.error = f"the table {what} instead of 'table listening on HOST:PORT'"
+        game = ["--players", str(players), "--transcript", str(transcript), *table_args]
+        listening = run.start_table(ring, game, seed, host=table_host)
+        if isinstance(listening, str):
+            result.error = listening
         else:
-            host, port = match["host"], match["port"]
-            for nick, peer_seed in zip(nicks, peer_seeds(seed, len(nicks)), strict=True):
-                where = [] if discovery else ["--table", f"{host}:{port}", "--host", HOST]
-                argv = [
-                    *ring,
-                    "peer",
-                    "--nick", nick,
-                    *where,
-                    "--seed", str(peer_seed),
-                    "--events", str(event_logs[nick]),
-                    *peer_args,
-                ]  # fmt: skip
-                processes.append(ChildProcess(nick, argv, workdir, wrap(nick)))
+            host, port = listening
+            seeds = peer_seeds(seed, len(nicks))
+            where = None if discovery else listening
+            run.start_peers(ring, nicks, seeds, event_logs, where, peer_args)
             fields = {"host": host, "port": port, "table": f"{host}:{port}", "workdir": workdir}
             for number, command in enumerate(extra_peers, 1):
-                argv = [part.format(**fields) for part in command]
-                processes.append(ChildProcess(f"x{number}", argv, workdir, wrap(f"x{number}")))
-        # A table that never listened has no game to wait for: kill it now.
-        for process in processes if result.error is None else []:
-            if not process.wait(deadline):
-                result.still_running.append(process.name)
-        if result.error is None and not result.still_running:
-            # Waiting in turn returns at the last exit, whatever order they end in.
-            result.wall_time = time.monotonic() - started
+                run.start(f"x{number}", [part.format(**fields) for part in command])
+        if result.error is None:  # a table that never listened has no game to wait for
+            result.wall_time = run.wait()
     finally:
-        for process in processes:
+        run.kill()
+    result.processes = run.results()
+    result.still_running = run.still_running
+    result.error = run.late(result.error)
+    verify_game(result, transcript, event_logs, run.exits(), run.lines())
+    return result
+
+
+class Run:
+    """The processes of one scenario run under one deadline, ``timeout`` s after it began.
+
+    ``start_table`` and ``start_peers`` start ``ring table`` and ``ring peer``
+    as every Old Maid scenario does; ``wait`` waits for all of them, and
+    ``kill`` (always, in a ``finally``) makes sure none outlives the run.
+    """
+
+    def __init__(
+        self, workdir: Path, timeout: float, prefix: Callable[[str], Sequence[str]] | None = None
+    ) -> None:
+        self.workdir = workdir
+        self.timeout = timeout
+        self.prefix = prefix or (lambda _name: ())
+        self.processes: list[ChildProcess] = []
+        self.started = time.monotonic()
+        self.deadline = self.started + timeout
+        self.still_running: list[str] = []  # at the deadline
+
+    def start(self, name: str, argv: list[str]) -> ChildProcess:
+        process = ChildProcess(name, argv, self.workdir, self.prefix(name))
+        self.processes.append(process)
+        return process
+
+    def start_table(
+        self, ring: Sequence[str], options: Sequence[str], seed: int, *, host: str = HOST
+    ) -> tuple[str, str] | str:
+        """Start ``ring table`` with ``options`` on a free port of ``host``, and wait for
+        its first line: the HOST, PORT it listens on, or why it does not listen."""
+        argv = [*ring, "table", "--port", "0", "--host", host, "--seed", str(seed), *options]
+        table = self.start(TABLE, argv)
+        line = table.first_line(self.deadline - time.monotonic())
+        match = LISTENING.fullmatch(line.strip()) if line else None
+        if match is not None:
+            return match["host"], match["port"]
+        if line is not None:
+            what = f"printed {line!r}"
+        elif table.popen.poll() is not None:
+            what = f"exited ({table.popen.returncode}) without a word"
+        else:
+            what = f"said nothing within {self.timeout:g} s"
+        return f"the table {what} instead of 'table listening on HOST:PORT'"
+
+    def start_peers(
+        self,
+        ring: Sequence[str],
+        nicks: Sequence[str],
+        seeds: Sequence[int],
+        event_logs: Mapping[str, Path],
+        table: tuple[str, str] | None,
+        peer_args: Sequence[str] = (),
+    ) -> None:
+        """``ring peer`` processes, one per nick, each with its seed and event log.
+
+        They join the ``table`` (HOST, PORT) and listen on loopback; with no
+        ``table`` they find one by mDNS and listen on the address facing it.
+        """
+        where = [] if table is None else ["--table", ":".join(table), "--host", HOST]
+        for nick, peer_seed in zip(nicks, seeds, strict=True):
+            argv = [
+                *ring,
+                "peer",
+                "--nick", nick,
+                *where,
+                "--seed", str(peer_seed),
+                "--events", str(event_logs[nick]),
+                *peer_args,
+            ]  # fmt: skip
+            self.start(nick, argv)
+
+    def wait(self) -> float | None:
+        """Wait for every process until the deadline: the wall time if all exited, else None."""
+        for process in self.processes:
+            if not process.wait(self.deadline):
+                self.still_running.append(process.name)
+        # Waiting in turn returns at the last exit, whatever order they end in.
+        return None if self.still_running else time.monotonic() - self.started
+
+    def kill(self) -> None:
+        """Kill whatever still runs, and reap it: no process outlives the run."""
+        for process in self.processes:
             process.kill()
-    result.processes = {p.name: p.result() for p in processes}
-    if result.still_running:
-        late = f"timed out after {timeout:g} s; still running: {', '.join(result.still_running)}"
-        result.error = f"{result.error}; {late}" if result.error else late
-    result.records = verify.load_records(
-        transcript,
-        event_logs,
-        # A process killed at the deadline has no exit code of its own.
-        exits={
-            p.name: None if p.name in result.still_running else p.returncode
-            for p in result.processes.values()
-        },
-        lines={p.name: p.stdout for p in result.processes.values()},
-    )
+
+    def results(self) -> dict[str, ProcessResult]:
+        return {p.name: p.result() for p in self.processes}
+
+    def exits(self) -> dict[str, int | None]:
+        """Exit codes by name; a process killed at the deadline has none of its own."""
+        return {
+            p.name: None if p.name in self.still_running else p.popen.returncode
+            for p in self.processes
+        }
+
+    def lines(self) -> dict[str, list[str]]:
+        return {p.name: list(p.stdout) for p in self.processes}
+
+    def late(self, error: str | None) -> str | None:
+        """``error``, plus the processes that were still running at the deadline."""
+        if not self.still_running:
+            return error
+        late = f"timed out after {self.timeout:g} s; still running: {', '.join(self.still_running)}"
+        return f"{error}; {late}" if error else late
+
+
+def verify_game(
+    result: ScenarioResult,
+    transcript: Path | None,
+    event_logs: Mapping[str, Path],
+    exits: Mapping[str, int | None],
+    lines: Mapping[str, list[str]],
+) -> None:
+    """Load one game's records into ``result``, summarise them and run every check."""
+    result.records = verify.load_records(transcript, event_logs, exits=exits, lines=lines)
     result.summary = verify.summarise(result.records)
     result.checks = verify.verify(result.records)
-    return result
 
 
 def format_result(result: ScenarioResult) -> str:
     """The human summary ``ring scenario`` prints."""
     lines = [f"scenario {result.players}-players, seed {result.seed}"]
-    summary = result.summary
-    if summary is not None:
-        lines += [
-            f"  players   {result.players}, seated {' '.join(summary.seats) or '(unknown)'}",
-            f"  handoffs  {len(summary.handoffs)} ({summary.offers} offers, "
-            f"{summary.passes} passes)",
-            f"  skips     {summary.skips}",
-            f"  out       {', '.join(summary.out_order) or '(nobody)'}",
-            f"  loser     {summary.loser or '(none)'}",
-        ]
+    lines += summary_lines(result)
     wall = "n/a" if result.wall_time is None else f"{result.wall_time:.3f} s"
     lines.append(f"  wall time {wall}")
     if result.error:
         lines.append(f"ERROR {result.error}")
-    for check in result.checks:
-        lines.append(f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
+    lines += check_lines(result.checks)
     if not result.ok:
-        for process in result.processes.values():
-            if process.returncode != 0 and process.stderr:
-                lines.append(f"  {process.name} stderr: {process.stderr[-1]}")
+        lines += stderr_lines(result.processes.values())
     return "\n".join(lines)
+
+
+def summary_lines(result: ScenarioResult) -> list[str]:
+    """What the game looked like: seats, handoffs, skips, out order and loser."""
+    summary = result.summary
+    if summary is None:
+        return []
+    return [
+        f"  players   {result.players}, seated {' '.join(summary.seats) or '(unknown)'}",
+        f"  handoffs  {len(summary.handoffs)} ({summary.offers} offers, {summary.passes} passes)",
+        f"  skips     {summary.skips}",
+        f"  out       {', '.join(summary.out_order) or '(nobody)'}",
+        f"  loser     {summary.loser or '(none)'}",
+    ]
+
+
+def check_lines(checks: Iterable[CheckResult]) -> list[str]:
+    return [f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}" for check in checks]
+
+
+def stderr_lines(processes: Iterable[ProcessResult]) -> list[str]:
+    """The last stderr line of each process that failed: usually why it did."""
+    return [
+        f"  {process.name} stderr: {process.stderr[-1]}"
+        for process in processes
+        if process.returncode != 0 and process.stderr
+    ]

@@ -1,10 +1,11 @@
 """``ring scenario NAME``: pick the scenario by its name and run it.
 
 ``N-players`` plays one Old Maid game as real OS processes and verifies it
-(``scenarios.oldmaid_game``); ``fault-*`` are the fault scenarios
-(``scenarios.faults``) and ``lan`` the game across a LAN of network
-namespaces (``scenarios.lan``). ``run`` prints a short summary and one line
-per check, and exits 0 only if every check passes.
+(``scenarios.oldmaid_game``); ``GxN-players`` plays G such games at once at
+one table and verifies each (``scenarios.several_games``); ``fault-*`` are
+the fault scenarios (``scenarios.faults``) and ``lan`` the game across a LAN
+of network namespaces (``scenarios.lan``). ``run`` prints a short summary
+and one line per check, and exits 0 only if every check passes.
 """
 
 from __future__ import annotations
@@ -23,20 +24,31 @@ from scenarios.oldmaid_game import (
     run_scenario,
 )
 from scenarios.processes import finish
+from scenarios.several_games import MAX_GAMES, MIN_GAMES, format_games, run_games
 
-SCENARIO_NAME = re.compile(r"(?P<players>\d+)-players")
+SCENARIO_NAME = re.compile(r"(?:(?P<games>\d+)x)?(?P<players>\d+)-players")
 
 
-def parse_name(name: str) -> int:
-    """The player count of a scenario name like ``8-players``; ValueError otherwise."""
+def parse_name(name: str) -> tuple[int | None, int]:
+    """(games, players) of a scenario name: ``8-players`` is (None, 8), one game;
+    ``3x4-players`` is (3, 4). ValueError for any other name."""
     match = SCENARIO_NAME.fullmatch(name)
     players = int(match["players"]) if match else 0
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    games = int(match["games"]) if match and match["games"] is not None else None
+    if match and games is not None:
+        if not (MIN_GAMES <= games <= MAX_GAMES and MIN_PLAYERS <= players <= MAX_PLAYERS):
+            raise ValueError(
+                f"unknown scenario {name!r}: expected GxN-players with G from {MIN_GAMES} "
+                f"to {MAX_GAMES} games and N from {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                "e.g. 3x4-players"
+            )
+    elif not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ValueError(
             f"unknown scenario {name!r}: expected N-players with N from "
-            f"{MIN_PLAYERS} to {MAX_PLAYERS}, e.g. 8-players"
+            f"{MIN_PLAYERS} to {MAX_PLAYERS}, e.g. 8-players (or GxN-players, "
+            "G games at once, e.g. 3x4-players)"
         )
-    return players
+    return games, players
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,12 +64,16 @@ def run(args: argparse.Namespace) -> int:
 
         return run_lan(args)
     try:
-        players = parse_name(args.name)
+        games, players = parse_name(args.name)
     except ValueError as exc:
         print(f"ring scenario: {exc}", file=sys.stderr)
         return 2
     seed = DEFAULT_SEED if args.seed is None else args.seed
     keep = Path(args.keep) if args.keep else None
-    workdir = keep or Path(tempfile.mkdtemp(prefix=f"ring-scenario-{players}-"))
+    label = str(players) if games is None else f"{games}x{players}"
+    workdir = keep or Path(tempfile.mkdtemp(prefix=f"ring-scenario-{label}-"))
+    if games is not None:
+        several = run_games(games, players, seed, workdir=workdir, timeout=args.timeout)
+        return finish(format_games(several), several.ok, workdir, keep)
     result = run_scenario(players, seed, workdir=workdir, timeout=args.timeout)
     return finish(format_result(result), result.ok, workdir, keep)
