@@ -61,6 +61,13 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
         help="close a connection that has not started playing after this long (default 120)",
     )
     shared.add_argument(
+        "--wait-timeout",
+        type=cliargs.seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="longest wait of a player for an opponent (FishNet, Reversi; default 600)",
+    )
+    shared.add_argument(
         "--max-connections",
         type=cliargs.positive,
         metavar="N",

@@ -29,13 +29,6 @@ def _add_options(group: argparse._ArgumentGroup) -> None:
         help="against a built-in player, whether it moves first (default: random, seeded)",
     )
     group.add_argument(
-        "--wait-timeout",
-        type=cliargs.seconds,
-        default=600.0,
-        metavar="SECONDS",
-        help="longest wait for a named opponent to ask for the same game",
-    )
-    group.add_argument(
         "--move-timeout",
         type=cliargs.seconds,
         default=120.0,

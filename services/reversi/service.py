@@ -1,0 +1,73 @@
+"""Reversi declared for ``ring serve`` and ``ring discover``.
+
+Imports stay light: the ``ring`` command loads this to build its help; the
+server is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+
+import trio
+
+from ring import cliargs
+from ring.registry import ServeSettings, Service, ServiceError, found_in
+
+DEFAULT_PORT = 5410
+
+
+def _add_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--move-time",
+        type=cliargs.seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="a player who has not moved this long after its board loses (default 30; 0: no limit)",
+    )
+    group.add_argument(
+        "--no-newlines",
+        dest="newlines",
+        action="store_false",
+        help="send U1, B..., W1, G bare, without the newline the course server ended them with",
+    )
+
+
+async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+    from services.reversi.server import ReversiConfig, ServerError, serve_reversi
+
+    options = settings.options
+    config = ReversiConfig(
+        host=settings.host,
+        port=settings.port,
+        seed=settings.seed,
+        move_time=options.move_time,
+        newlines=options.newlines,
+        transcripts=settings.transcripts,
+        idle_timeout=options.idle_timeout if options.idle_timeout is not None else 120.0,
+        wait_timeout=options.wait_timeout,
+        max_connections=options.max_connections or 256,
+        advertise=settings.advertise,
+        mdns_interface=settings.mdns_interface,
+        mdns_name=options.name or "reversi",
+        on_end=lambda report: settings.say(f"reversi: {report.line}"),
+    )
+    async with trio.open_nursery() as nursery:
+        try:
+            server = await nursery.start(functools.partial(serve_reversi, config))
+        except BaseException as exc:
+            failure = found_in(exc, ServerError)
+            if failure is None:
+                raise
+            raise ServiceError(str(failure)) from None
+        task_status.started(server.address)
+
+
+SERVICE = Service(
+    name="reversi",
+    default_port=DEFAULT_PORT,
+    mdns_type="_reversi._tcp.local.",
+    summary="Reversi (Othello), the course server: many games at once, move time enforced",
+    serve=_serve,
+    add_options=_add_options,
+)

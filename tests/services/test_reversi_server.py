@@ -1,0 +1,315 @@
+"""The Reversi server: real loopback sockets for names, games and bad input; memory
+streams and Trio's mock clock for the move time limit.
+
+Clients here are raw: they send exactly the bytes a test gives, and read the
+server's messages through the sans-IO ``ClientConnection``. Whole games are
+checked board by board against the plain reference rules in
+``tests/services/reversi_reference.py``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from ring.sansio import NEED_DATA
+from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
+from services.reversi.rules import BLACK, WHITE, Position
+from services.reversi.server import ReversiConfig, ReversiServer, serve_reversi
+from tests.services.reversi_reference import Game as Reference
+
+TIMEOUT = 10.0
+
+
+class Client:
+    """One raw connection to the server."""
+
+    def __init__(self, stream: trio.abc.Stream, name: str = "x") -> None:
+        self.stream = stream
+        self.protocol = ClientConnection(name)
+        self.timeout = TIMEOUT  # the mock-clock tests wait longer than a move time
+
+    @classmethod
+    async def connect(cls, server: ReversiServer, name: str = "x") -> Client:
+        with trio.fail_after(TIMEOUT):
+            host, port = server.address
+            return cls(await trio.open_tcp_stream(host, port), name)
+
+    async def send(self, data: bytes) -> None:
+        with trio.fail_after(TIMEOUT):
+            await self.stream.send_all(data)
+
+    async def message(self) -> Any:
+        with trio.fail_after(self.timeout):
+            while (event := self.protocol.next_event()) is NEED_DATA:
+                try:
+                    data = await self.stream.receive_some(4096)
+                except trio.BrokenResourceError:
+                    data = b""
+                self.protocol.receive_data(data)
+            return event
+
+    async def board(self) -> str:
+        message = await self.message()
+        assert isinstance(message, Board), message
+        return message.digits
+
+    async def end(self) -> tuple[int, bool]:
+        """The result the server sends, then that G and the close follow."""
+        result = await self.message()
+        assert isinstance(result, Result), result
+        assert isinstance(await self.message(), GameOver)
+        assert isinstance(await self.message(), Closed)
+        return result.result, True
+
+
+@asynccontextmanager
+async def running(**settings: Any) -> AsyncIterator[ReversiServer]:
+    config = ReversiConfig(**{"port": 0, "seed": 3, **settings})
+    async with trio.open_nursery() as nursery:
+        server = await nursery.start(serve_reversi, config)
+        yield server
+        nursery.cancel_scope.cancel()
+
+
+async def pair(server: ReversiServer, a: str = "ann", b: str = "bob") -> dict[int, Client]:
+    """Two named clients; by colour, once the server has told them."""
+    first = await Client.connect(server, a)
+    await first.send(f"N{a}\n".encode())
+    second = await Client.connect(server, b)
+    await second.send(f"N{b}\n".encode())
+    clients = {}
+    for client in (first, second):
+        colour = await client.message()
+        assert isinstance(colour, Colour)
+        clients[BLACK if colour.colour == 1 else WHITE] = client
+    return clients
+
+
+def square_of(x: int, y: int) -> int:
+    return x * 8 + y
+
+
+async def play_out(clients: dict[int, Client], rng: random.Random) -> Reference:
+    """Play random legal moves to the end, checking every board against the reference."""
+    reference = Reference.start()
+    while not reference.over():
+        mover = reference.to_move
+        digits = await clients[mover].board()
+        assert digits == reference.digits()
+        x, y = rng.choice(sorted(reference.legal_moves(mover)))
+        await clients[mover].send(f"M{x}{y}\n".encode())
+        reference.play(x, y)
+    return reference
+
+
+# -- whole games ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_whole_game_is_checked_board_by_board_against_the_reference(seed: int) -> None:
+    reports = []
+    async with running(on_end=reports.append) as server:
+        clients = await pair(server)
+        reference = await play_out(clients, random.Random(seed))
+        winner = reference.winner()
+        for colour, client in clients.items():
+            result, _ = await client.end()
+            assert result == (2 if winner is None else 1 if winner == colour else 0)
+    [report] = reports
+    assert report.discs == (reference.count(BLACK), reference.count(WHITE))
+    assert report.winner == winner and report.reason == "board"
+
+
+async def test_two_games_at_once_do_not_disturb_each_other() -> None:
+    async with running() as server:
+        one = await pair(server, "a1", "b1")
+        two = await pair(server, "a2", "b2")
+        first = Reference.start()
+        # Interleave: a move in game one, a move in game two, and so on.
+        rng = random.Random(5)
+        second = Reference.start()
+        for _ in range(6):
+            for clients, reference in ((one, first), (two, second)):
+                mover = reference.to_move
+                assert await clients[mover].board() == reference.digits()
+                x, y = rng.choice(sorted(reference.legal_moves(mover)))
+                await clients[mover].send(f"M{x}{y}".encode())  # no newline: M and two bytes
+                reference.play(x, y)
+        assert await one[first.to_move].board() == first.digits()
+        assert await two[second.to_move].board() == second.digits()
+
+
+# -- names -----------------------------------------------------------------------------
+
+
+async def test_a_name_split_across_packets_and_one_without_newline() -> None:
+    async with running() as server:
+        first = await Client.connect(server)
+        for piece in (b"N", b"an", b"n_", b"1\r", b"\n"):
+            await first.send(piece)
+        second = await Client.connect(server)
+        await second.send(b"Nabcdefghij")  # ten characters, no newline: the silence ends it
+        colours = {(await first.message()).colour, (await second.message()).colour}
+        assert colours == {0, 1}
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b"Nabcdefghijk\n", "over 10 characters"),
+        (b"Nmy-team\n", "bad character '-'"),
+        (b"team\n", "missing N"),
+        (b"N\n", "empty name"),
+    ],
+)
+async def test_a_bad_name_is_logged_and_the_connection_closed(
+    data: bytes, reason: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    async with running() as server:
+        client = await Client.connect(server)
+        await client.send(data)
+        assert isinstance(await client.message(), Closed)
+        # The server is unharmed: two good clients still get a game.
+        clients = await pair(server)
+        assert await clients[BLACK].board() == Position.start().digits()
+    assert reason in capfd.readouterr().err
+
+
+# -- moves -------------------------------------------------------------------------------
+
+
+async def test_garbage_and_illegal_moves_get_the_board_again() -> None:
+    async with running() as server:
+        clients = await pair(server)
+        start = Position.start().digits()
+        black = clients[BLACK]
+        assert await black.board() == start
+        for attempt in (b"M00\n", b"hello\n", b"M9\n", b"M33\n"):  # illegal, garbage, bad, taken
+            await black.send(attempt)
+            assert await black.board() == start
+        await black.send(b"M23\n")  # legal: (2,3)
+        digits = await clients[WHITE].board()
+        assert digits == Position.start().play(square_of(2, 3)).digits()
+
+
+async def test_a_hundred_illegal_moves_in_a_row_lose() -> None:
+    reports = []
+    async with running(on_end=reports.append) as server:
+        clients = await pair(server)
+        black = clients[BLACK]
+        await black.board()
+        for _ in range(99):
+            await black.send(b"M00\n")
+            await black.board()
+        await black.send(b"M00\n")
+        assert (await black.end())[0] == 0
+        assert (await clients[WHITE].end())[0] == 1
+    assert "100 illegal moves" in reports[0].reason
+
+
+def _position(rows: dict[tuple[int, int], int], to_move: int) -> Position:
+    digits = ["0"] * 64
+    for (x, y), colour in rows.items():
+        digits[square_of(x, y)] = str(colour)
+    return Position.from_digits("".join(digits), to_move)
+
+
+async def test_a_player_with_no_legal_move_is_skipped() -> None:
+    # Black plays (2,0) flipping (1,0); then white has no move, and black has (2,7).
+    start = _position({(0, 0): BLACK, (1, 0): WHITE, (0, 7): BLACK, (1, 7): WHITE}, BLACK)
+    black_first = start.play(square_of(2, 0))
+    assert black_first.to_move == BLACK  # the rules skip white
+    async with running(start_position=start) as server:
+        clients = await pair(server)
+        assert await clients[BLACK].board() == start.digits()
+        await clients[BLACK].send(b"M20\n")
+        assert await clients[BLACK].board() == black_first.digits()  # black again
+
+
+async def test_a_game_where_neither_can_move_ends_before_the_board_is_full() -> None:
+    start = _position({(1, 0): WHITE, (2, 0): BLACK}, BLACK)  # (0,0) takes white's only disc
+    after = start.play(square_of(0, 0))
+    assert after.over and after.count(BLACK) == 3
+    async with running(start_position=start) as server:
+        clients = await pair(server)
+        await clients[BLACK].board()
+        await clients[BLACK].send(b"M00\n")
+        assert (await clients[BLACK].end())[0] == 1
+        assert (await clients[WHITE].end())[0] == 0
+
+
+# -- leaving and the clock -------------------------------------------------------------------
+
+
+async def test_a_player_who_leaves_loses() -> None:
+    reports = []
+    async with running(on_end=reports.append) as server:
+        clients = await pair(server)
+        await clients[BLACK].board()
+        await clients[BLACK].stream.aclose()
+        assert (await clients[WHITE].end())[0] == 1
+    assert reports[0].winner == WHITE and reports[0].reason == "left the game"
+
+
+async def _memory_pair(server: ReversiServer, nursery: trio.Nursery) -> dict[int, Client]:
+    clients = []
+    for name in ("ann", "bob"):
+        ours, theirs = trio.testing.memory_stream_pair()
+        nursery.start_soon(server.handle, theirs)
+        client = Client(ours, name)
+        client.timeout = 3600
+        await client.send(f"N{name}\n".encode())
+        clients.append(client)
+    by_colour = {}
+    for client in clients:
+        colour = await client.message()
+        by_colour[BLACK if colour.colour == 1 else WHITE] = client
+    return by_colour
+
+
+async def test_the_move_time_is_a_loss_on_the_mock_clock(autojump_clock: trio.abc.Clock) -> None:
+    reports = []
+    server = ReversiServer(ReversiConfig(move_time=30, on_end=reports.append), seed=1)
+    async with trio.open_nursery() as nursery:
+        clients = await _memory_pair(server, nursery)
+        start = trio.current_time()
+        await clients[BLACK].board()
+        assert (await clients[BLACK].end())[0] == 0  # said nothing for 30 s
+        assert trio.current_time() - start == pytest.approx(30, abs=0.01)
+        assert (await clients[WHITE].end())[0] == 1
+    assert reports[0].reason == "did not move within 30 s"
+
+
+async def test_boards_sent_again_do_not_extend_the_move_time(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    server = ReversiServer(ReversiConfig(move_time=30), seed=1)
+    async with trio.open_nursery() as nursery:
+        clients = await _memory_pair(server, nursery)
+        black = clients[BLACK]
+        start = trio.current_time()
+        await black.board()
+        for _ in range(3):
+            await trio.sleep(9)
+            await black.send(b"M00\n")
+            await black.board()
+        assert (await black.end())[0] == 0
+        assert trio.current_time() - start == pytest.approx(30, abs=0.01)
+
+
+async def test_move_time_zero_waits_without_limit(autojump_clock: trio.abc.Clock) -> None:
+    server = ReversiServer(ReversiConfig(move_time=0), seed=1)
+    async with trio.open_nursery() as nursery:
+        clients = await _memory_pair(server, nursery)
+        await clients[BLACK].board()
+        await trio.sleep(3600)
+        await clients[BLACK].send(b"M23\n")
+        assert await clients[WHITE].board() == Position.start().play(square_of(2, 3)).digits()
+        nursery.cancel_scope.cancel()
