@@ -328,6 +328,11 @@ class ServerConnection:
         return self.name is None and self._final is None
 
     @property
+    def buffered(self) -> int:
+        """Bytes received and not yet turned into events."""
+        return len(self._buf)
+
+    @property
     def name_started(self) -> bool:
         """A name has begun but is not complete: the time for ``name_silence`` runs."""
         return self.naming and self._decided is None and bool(self._buf.strip(_WHITESPACE))

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PORT = 5410
 NAME_SILENCE = 0.2  # WIRE.md: a name without a newline ends after 200 ms of silence
+MAX_EARLY_BYTES = 4096  # what a named player may send before its game starts
 READ_SIZE = 4096
 # How long the shutdown may take to close every game, all together.
 SHUTDOWN_TIMEOUT = 1.0
@@ -99,8 +100,10 @@ class GameReport:
         score = f"game {self.number}: {black} (black) {discs} {white} (white)"
         if self.winner is None:
             return f"{score}: a draw"
-        who = black if self.winner == BLACK else white
-        return f"{score}: {who} wins" + ("" if self.reason == "board" else f" ({self.reason})")
+        who, other = (black, white) if self.winner == BLACK else (white, black)
+        if self.reason == "board":
+            return f"{score}: {who} wins"
+        return f"{score}: {who} wins, {other} {self.reason}"
 
 
 class _Player:
@@ -205,7 +208,11 @@ class ReversiServer:
             if isinstance(event, BadName):
                 _log_line(f"reversi: {player.peer}: name refused, closing: {event.reason}")
                 return None
-            if isinstance(event, Closed | LineTooLong):
+            if isinstance(event, Closed):
+                _log_line(f"reversi: {player.peer}: closed before naming itself")
+                return None
+            if isinstance(event, LineTooLong):
+                _log_line(f"reversi: {player.peer}: name refused, closing: a line over 4 KiB")
                 return None
             assert event is NEED_DATA, event
             # Once a name has begun, 200 ms of silence ends it (WIRE.md).
@@ -230,7 +237,12 @@ class ReversiServer:
         with trio.move_on_after(self.config.wait_timeout), player.waiting_scope:
             while True:
                 data = await player._read()
-                # Bytes sent before the game are kept for it: moves are read then.
+                # Bytes sent before the game are kept for it: moves are read
+                # then. Up to a line's worth: no one may fill the server's memory.
+                if player.protocol.buffered + len(data) > MAX_EARLY_BYTES:
+                    _log_line(f"reversi: {player.name} ({player.peer}): sent over "
+                              f"{MAX_EARLY_BYTES} bytes before its game; closing")  # fmt: skip
+                    data = b""
                 player.protocol.receive_data(data)
                 if not data:
                     player.gone = True
@@ -413,10 +425,19 @@ async def serve_reversi(
         except OSError as exc:
             raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
     server = ReversiServer(config, seed)
+    connections = trio.CancelScope(shield=True)  # open until the games are closed (below)
+
+    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        with connections:
+            await serve(
+                server.handle,
+                config.host,
+                config.port,
+                max_connections=config.max_connections,
+                task_status=task_status,
+            )
+
     async with trio.open_nursery() as nursery:
-        listen = functools.partial(
-            serve, server.handle, config.host, config.port, max_connections=config.max_connections
-        )
         try:
             server.address = await nursery.start(listen)
         except OSError as exc:
@@ -429,3 +450,4 @@ async def serve_reversi(
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_TIMEOUT):
                 await server.shut_down()
+            connections.cancel()

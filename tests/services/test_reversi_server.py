@@ -313,3 +313,28 @@ async def test_move_time_zero_waits_without_limit(autojump_clock: trio.abc.Clock
         await clients[BLACK].send(b"M23\n")
         assert await clients[WHITE].board() == Position.start().play(square_of(2, 3)).digits()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_waiting_player_may_not_fill_the_servers_memory(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    async with running() as server:
+        waiting = await Client.connect(server, "ann")
+        await waiting.send(b"Nann\n" + b"M34" * 1400)  # 4200 bytes of early moves
+        assert isinstance(await waiting.message(), Closed)
+    assert "sent over 4096 bytes before its game; closing" in capfd.readouterr().err
+
+
+async def test_a_stopped_server_records_the_games_it_closed(tmp_path: Any) -> None:
+    async with trio.open_nursery() as nursery:
+        config = ReversiConfig(port=0, seed=3, transcripts=tmp_path)
+        server = await nursery.start(serve_reversi, config)
+        clients = await pair(server)
+        await clients[BLACK].board()
+        nursery.cancel_scope.cancel()
+    from ring.events import read_events
+
+    records = read_events(tmp_path / "game-000001.jsonl")
+    assert records[-1]["event"] == "end" and records[-1]["reason"] == "the server shut down"
+    for client in clients.values():
+        assert isinstance(await client.message(), Closed)  # no W, no G: the handout has none
