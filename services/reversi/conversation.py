@@ -1,0 +1,164 @@
+"""One Reversi game as a client, for any agent: ``play_one_game``.
+
+The sans-IO ``ClientConnection`` reads the server's messages (newline-ended,
+as the course's server and ours send them, or bare), and an agent chooses
+each move: a built-in player (``services.reversi.client``) or a person at the
+terminal (``services.reversi.terminal``). While the agent thinks, the server
+is still read, so its verdict (a move time exceeded, the opponent gone)
+reaches a person who is still typing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+
+from ring.net import dial
+from ring.sansio import NEED_DATA
+from services.reversi.protocol import (
+    Board,
+    ClientConnection,
+    Closed,
+    Colour,
+    GameOver,
+    RemoteProtocolError,
+    Result,
+)
+from services.reversi.rules import BLACK, WHITE, Position
+
+READ_SIZE = 4096
+RESULT_WORDS = {1: "won", 0: "lost", 2: "tied"}
+COLOUR_WORDS = {BLACK: "black", WHITE: "white"}
+
+
+class ClientError(Exception):
+    """The game could not be played to its end: one line for the user."""
+
+
+class Agent(Protocol):
+    async def started(self, colour: int) -> None: ...
+
+    async def move(self, position: Position) -> tuple[int, int]: ...
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    colour: int  # ours: BLACK or WHITE
+    result: int  # 1 won, 0 lost, 2 a draw (the server's W digit)
+    last_seen: Position | None  # after our last move: the server never sends the final board
+
+    @property
+    def discs(self) -> tuple[int, int] | None:
+        """Ours and theirs on the last board we know of."""
+        if self.last_seen is None:
+            return None
+        theirs = WHITE if self.colour == BLACK else BLACK
+        return self.last_seen.count(self.colour), self.last_seen.count(theirs)
+
+
+async def play_one_game(
+    server: tuple[str, int], name: str, agent: Agent, *, timeout: float
+) -> GameEnd:
+    """Name ourselves, play every board the server sends us, and return how it ended.
+
+    ``timeout`` bounds every wait for the server (the opponent may be a person).
+    """
+    host, port = server
+    try:
+        stream = await dial(host, port, timeout=timeout)
+    except (OSError, trio.TooSlowError) as exc:
+        raise ClientError(f"cannot reach the server at {host}:{port}: {exc}") from None
+    protocol = ClientConnection(name)
+    conversation = _Conversation(stream, protocol, timeout)
+    async with stream:
+        await conversation.send(protocol.start())
+        colour: int | None = None
+        result: int | None = None
+        last_seen: Position | None = None
+        while True:
+            event = await conversation.next_event()
+            if isinstance(event, Colour):
+                colour = BLACK if event.colour == 1 else WHITE
+                await agent.started(colour)
+            elif isinstance(event, Board):
+                if colour is None:
+                    raise ClientError("the server sent a board before our colour")
+                position = Position.from_digits(event.digits, colour)
+                thinking = functools.partial(agent.move, position)
+                verdict, choice = await conversation.while_thinking(thinking)
+                if verdict is not None:
+                    event = verdict  # the server spoke first: a result, or the close
+                else:
+                    assert choice is not None
+                    x, y = choice
+                    await conversation.send(protocol.move(x, y))
+                    last_seen = _after(position, x, y)
+                    continue
+            if isinstance(event, Result):
+                result = event.result
+            elif isinstance(event, GameOver | Closed):
+                if colour is None or result is None:
+                    raise ClientError("the server closed the connection before the game ended")
+                return GameEnd(colour, result, last_seen)
+
+
+def _after(position: Position, x: int, y: int) -> Position | None:
+    sq = x * 8 + y
+    return position.play(sq) if position.is_legal(sq) else None
+
+
+class _Conversation:
+    def __init__(self, stream: trio.SocketStream, protocol: ClientConnection, timeout: float):
+        self.stream = stream
+        self.protocol = protocol
+        self.timeout = timeout
+
+    async def send(self, data: bytes) -> None:
+        try:
+            with trio.fail_after(self.timeout):
+                await self.stream.send_all(data)
+        except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            raise ClientError("the server does not take our messages any more") from None
+
+    async def next_event(self) -> object:
+        with trio.move_on_after(self.timeout):
+            while True:
+                try:
+                    event = self.protocol.next_event()
+                except RemoteProtocolError as exc:
+                    raise ClientError(f"the server broke the protocol: {exc}") from None
+                if event is not NEED_DATA:
+                    return event
+                try:
+                    data = await self.stream.receive_some(READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                self.protocol.receive_data(data)
+        raise ClientError(f"the server said nothing for {self.timeout:g} s")
+
+    async def while_thinking(
+        self, thinking: Callable[[], Awaitable[tuple[int, int]]]
+    ) -> tuple[object | None, tuple[int, int] | None]:
+        """The agent's move, or (the server's event, None) if the server speaks first."""
+        move: list[tuple[int, int]] = []
+        event: list[object] = []
+        async with trio.open_nursery() as nursery:
+
+            async def think() -> None:
+                move.append(await thinking())
+                nursery.cancel_scope.cancel()
+
+            async def listen() -> None:
+                event.append(await self.next_event())
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(think)
+            nursery.start_soon(listen)
+        # While we think, the server only speaks to end the game: that wins a tie.
+        if event:
+            return event[0], None
+        return None, move[0]
