@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextvars
 import ipaddress
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 import trio
 
@@ -91,6 +92,54 @@ async def serve(
         for listener in listeners:
             nursery.start_soon(trio.serve_listeners, capped, [listener])
         task_status.started((plain_ip(bound_host), bound_port))
+
+
+class CannotListen(Exception):
+    """The server's address could not be bound: the one line its user reads."""
+
+
+@asynccontextmanager
+async def serving(
+    handler: Handler,
+    host: str,
+    port: int,
+    *,
+    max_connections: int,
+    on_stop: Callable[[], Awaitable[object]],
+    stop_timeout: float,
+) -> AsyncIterator[tuple[str, int]]:
+    """Serve (as ``serve``) while the body runs; yields the bound (host, port).
+
+    However the body ends (returning, or cancelled by Ctrl-C or SIGTERM), the
+    connections stay open while ``on_stop`` tells the games under way (at most
+    ``stop_timeout`` seconds, shielded), and only then are they closed: a
+    server's goodbye must reach its players before their sockets go.
+    ``CannotListen`` (one line) if the address cannot be bound.
+    """
+    connections = trio.CancelScope(shield=True)
+    failure: OSError | None = None
+
+    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        with connections:
+            await serve(
+                handler, host, port, max_connections=max_connections, task_status=task_status
+            )
+
+    async with trio.open_nursery() as nursery:
+        try:
+            address = await nursery.start(listen)
+        except OSError as exc:
+            failure = exc  # raised below, outside the nursery: one plain error
+        else:
+            try:
+                yield address
+            finally:
+                with trio.CancelScope(shield=True), trio.move_on_after(stop_timeout):
+                    await on_stop()
+                connections.cancel()
+    if failure is not None:
+        reason = failure.strerror or str(failure)
+        raise CannotListen(f"cannot listen on {host}:{port}: {reason}")
 
 
 def wants_mdns(advertise: bool | None, host: str) -> bool:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.events import EventLog
-from ring.net import mark_established, serve, wants_mdns
+from ring.net import CannotListen, mark_established, serving, wants_mdns
 from ring.sansio import Closed, Invalid
 from ring.transport import Connection
 from services.fishnet.players import COMPUTER_PLAYERS, Player, make_player
@@ -603,30 +603,20 @@ async def serve_fishnet(
                 f"cannot write transcripts in {config.transcript_dir}: {exc}"
             ) from None
     server = FishNetServer(config, seed)
-    connections = trio.CancelScope(shield=True)  # open until the players are told (below)
-
-    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-        with connections:
-            await serve(
-                server.handle,
-                config.host,
-                config.port,
-                max_connections=config.max_connections,
-                task_status=task_status,
-            )
-
     async with trio.open_nursery() as nursery:
+        listening = serving(
+            server.handle,
+            config.host,
+            config.port,
+            max_connections=config.max_connections,
+            on_stop=server.shut_down,
+            stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
+        )
         try:
-            host, port = await nursery.start(listen)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise ServerError(f"cannot listen on {config.host}:{config.port}: {reason}") from None
-        server.address = (host, port)
-        server.advertise(nursery, host, port, on_advertise)
-        task_status.started(server)
-        try:
-            await trio.sleep_forever()
-        finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_NOTICE_TIMEOUT):
-                await server.shut_down()
-            connections.cancel()
+            async with listening as (host, port):
+                server.address = (host, port)
+                server.advertise(nursery, host, port, on_advertise)
+                task_status.started(server)
+                await trio.sleep_forever()
+        except CannotListen as exc:
+            raise ServerError(str(exc)) from None

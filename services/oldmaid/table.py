@@ -37,7 +37,7 @@ import msgspec
 import trio
 
 from ring.framing import DEFAULT_MAX_MESSAGE
-from ring.net import mark_established, serve, wants_mdns
+from ring.net import CannotListen, mark_established, serving, wants_mdns
 from ring.oldmaid.messages import (
     Join,
     Reply,
@@ -400,36 +400,27 @@ async def serve_tables(
         where = config.transcript or config.transcripts
         raise TableError(f"cannot write the transcript {where}: {exc}") from None
     server = TableServer(config, seed, shared)
-    connections = trio.CancelScope(shield=True)  # open until the games are told (below)
-    failure: OSError | None = None
-
-    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-        with connections:
-            await serve(
+    failure: CannotListen | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            server.nursery = nursery
+            listening = serving(
                 server.handle,
                 config.host,
                 config.port,
                 max_connections=config.max_connections,
-                task_status=task_status,
+                on_stop=server.shut_down,
+                stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
             )
-
-    try:
-        async with trio.open_nursery() as nursery:
-            server.nursery = nursery
             try:
-                server.address = await nursery.start(listen)
-            except OSError as exc:
-                failure = exc
-            else:
-                server.open_game()
-                server.advertise(*server.address, on_advertise)
-                task_status.started(server.address)
-                try:
+                async with listening as address:
+                    server.address = address
+                    server.open_game()
+                    server.advertise(*address, on_advertise)
+                    task_status.started(address)
                     await server.all_ended.wait()
-                finally:
-                    with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_NOTICE_TIMEOUT):
-                        await server.shut_down()
-                    connections.cancel()
+            except CannotListen as exc:
+                failure = exc
             nursery.cancel_scope.cancel()
     finally:
         if shared is not None:
@@ -438,8 +429,7 @@ async def serve_tables(
             if shared is None:
                 game.transcript.close()
     if failure is not None:
-        reason = failure.strerror or str(failure)
-        raise TableError(f"cannot listen on {config.host}:{config.port}: {reason}")
+        raise TableError(str(failure))
     return [game.outcome() for game in server.games if game.ended.is_set()]
 
 

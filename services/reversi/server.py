@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.events import EventLog
-from ring.net import mark_established, serve, wants_mdns
+from ring.net import CannotListen, mark_established, serving, wants_mdns
 from ring.sansio import NEED_DATA
 from services.reversi.protocol import (
     BadName,
@@ -425,29 +425,20 @@ async def serve_reversi(
         except OSError as exc:
             raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
     server = ReversiServer(config, seed)
-    connections = trio.CancelScope(shield=True)  # open until the games are closed (below)
-
-    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-        with connections:
-            await serve(
-                server.handle,
-                config.host,
-                config.port,
-                max_connections=config.max_connections,
-                task_status=task_status,
-            )
-
     async with trio.open_nursery() as nursery:
+        listening = serving(
+            server.handle,
+            config.host,
+            config.port,
+            max_connections=config.max_connections,
+            on_stop=server.shut_down,
+            stop_timeout=SHUTDOWN_TIMEOUT,
+        )
         try:
-            server.address = await nursery.start(listen)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise ServerError(f"cannot listen on {config.host}:{config.port}: {reason}") from None
-        server.advertise(nursery, on_advertise)
-        task_status.started(server)
-        try:
-            await trio.sleep_forever()
-        finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_TIMEOUT):
-                await server.shut_down()
-            connections.cancel()
+            async with listening as address:
+                server.address = address
+                server.advertise(nursery, on_advertise)
+                task_status.started(server)
+                await trio.sleep_forever()
+        except CannotListen as exc:
+            raise ServerError(str(exc)) from None

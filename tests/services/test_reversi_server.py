@@ -10,6 +10,7 @@ checked board by board against the plain reference rules in
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,10 +19,11 @@ import pytest
 import trio
 import trio.testing
 
+from ring.registry import found_in
 from ring.sansio import NEED_DATA
 from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
 from services.reversi.rules import BLACK, WHITE, Position
-from services.reversi.server import ReversiConfig, ReversiServer, serve_reversi
+from services.reversi.server import ReversiConfig, ReversiServer, ServerError, serve_reversi
 from tests.services.reversi_reference import Game as Reference
 
 TIMEOUT = 10.0
@@ -338,3 +340,14 @@ async def test_a_stopped_server_records_the_games_it_closed(tmp_path: Any) -> No
     assert records[-1]["event"] == "end" and records[-1]["reason"] == "the server shut down"
     for client in clients.values():
         assert isinstance(await client.message(), Closed)  # no W, no G: the handout has none
+
+
+async def test_a_port_in_use_is_one_clear_error() -> None:
+    async with running() as server:
+        host, port = server.address
+        with pytest.raises(BaseExceptionGroup) as raised:  # through the nurseries
+            async with trio.open_nursery() as nursery:
+                await nursery.start(serve_reversi, ReversiConfig(host=host, port=port))
+        failure = found_in(raised.value, ServerError)
+        assert failure is not None
+        assert re.fullmatch(f"cannot listen on {host}:{port}: .*in use", str(failure))
