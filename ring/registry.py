@@ -19,7 +19,8 @@ command line loads every declaration to build its help.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -117,3 +118,16 @@ def found_in(exc: BaseException, kind: type[BaseException]) -> BaseException | N
             if found is not None:
                 return found
     return None
+
+
+@contextmanager
+def as_service_error(kind: type[BaseException], prefix: str = "") -> Iterator[None]:
+    """Turn a service's own "cannot run" error (even inside nursery groups) into
+    ``ServiceError``, for ``ring serve`` to print as one line."""
+    try:
+        yield
+    except BaseException as exc:
+        failure = found_in(exc, kind)
+        if failure is None:
+            raise
+        raise ServiceError(f"{prefix}{failure}") from None

@@ -20,7 +20,7 @@ from pathlib import Path
 import trio
 
 from ring import cliargs
-from ring.registry import ServeSettings, Service, ServiceError, found_in
+from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
 from ring.shutdown import raise_on_stop_signals, stop_code
 
 
@@ -57,6 +57,7 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
     shared.add_argument(
         "--idle-timeout",
         type=cliargs.seconds,
+        default=120.0,
         metavar="SECONDS",
         help="close a connection that has not started playing after this long (default 120)",
     )
@@ -122,13 +123,8 @@ async def serve_all(
     addresses: dict[str, tuple[str, int]] = {}
     async with trio.open_nursery() as nursery:
         for service, settings in chosen:
-            try:
+            with as_service_error(ServiceError, prefix=f"{service.name}: "):
                 addresses[service.name] = await nursery.start(service.serve, settings)
-            except BaseException as exc:
-                failure = found_in(exc, ServiceError)
-                if failure is None:
-                    raise
-                raise ServiceError(f"{service.name}: {failure}") from None
         task_status.started(addresses)
 
 

@@ -12,7 +12,7 @@ import functools
 import trio
 
 from ring import cliargs
-from ring.registry import ClientCommand, ServeSettings, Service, ServiceError, found_in
+from ring.registry import ClientCommand, ServeSettings, Service, as_service_error
 
 DEFAULT_PORT = 1530
 LEVELS = ["spot", "bob", "alice", "smarx"]
@@ -62,7 +62,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         youmake=options.youmake,
         transcript_dir=settings.transcripts,
         bot_moves=options.bot_moves,
-        idle_timeout=options.idle_timeout if options.idle_timeout is not None else 120.0,
+        idle_timeout=options.idle_timeout,
         wait_timeout=options.wait_timeout,
         move_timeout=options.move_timeout,
         max_moves=options.max_moves,
@@ -73,13 +73,8 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         mdns_name=options.name or "fishnet",
     )
     async with trio.open_nursery() as nursery:
-        try:
+        with as_service_error(ServerError):
             server = await nursery.start(functools.partial(serve_fishnet, config))
-        except BaseException as exc:
-            failure = found_in(exc, ServerError)
-            if failure is None:
-                raise
-            raise ServiceError(str(failure)) from None
         server.on_report = lambda report: settings.say(f"fishnet: {report.line}")
         task_status.started(server.address)
 

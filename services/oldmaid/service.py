@@ -14,7 +14,7 @@ import sys
 import trio
 
 from ring import cliargs
-from ring.registry import Command, ServeSettings, Service, ServiceError, found_in
+from ring.registry import Command, ServeSettings, Service, as_service_error
 
 DEFAULT_PORT = 9898
 
@@ -58,7 +58,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         start_after=options.start_after,
         transcripts=settings.transcripts,
         games=None,
-        idle_timeout=options.idle_timeout if options.idle_timeout is not None else 120.0,
+        idle_timeout=options.idle_timeout,
         linger=options.linger,
         last_pair_grace=options.last_pair_grace,
         max_connections=options.max_connections or 64,
@@ -67,13 +67,8 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         mdns_name=options.name or "table",
         on_end=lambda outcome: settings.say(f"oldmaid game {outcome.number}: {outcome.line}"),
     )
-    try:
+    with as_service_error(TableError):
         await serve_tables(config, task_status=task_status)
-    except BaseException as exc:
-        failure = found_in(exc, TableError)
-        if failure is None:
-            raise
-        raise ServiceError(str(failure)) from None
 
 
 def _add_table_arguments(table: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import functools
 import trio
 
 from ring import cliargs
-from ring.registry import ClientCommand, ServeSettings, Service, ServiceError, found_in
+from ring.registry import ClientCommand, ServeSettings, Service, as_service_error
 
 DEFAULT_PORT = 5410
 
@@ -44,7 +44,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         move_time=options.move_time,
         newlines=options.newlines,
         transcripts=settings.transcripts,
-        idle_timeout=options.idle_timeout if options.idle_timeout is not None else 120.0,
+        idle_timeout=options.idle_timeout,
         wait_timeout=options.wait_timeout,
         max_connections=options.max_connections or 256,
         advertise=settings.advertise,
@@ -53,13 +53,8 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         on_end=lambda report: settings.say(f"reversi: {report.line}"),
     )
     async with trio.open_nursery() as nursery:
-        try:
+        with as_service_error(ServerError):
             server = await nursery.start(functools.partial(serve_reversi, config))
-        except BaseException as exc:
-            failure = found_in(exc, ServerError)
-            if failure is None:
-                raise
-            raise ServiceError(str(failure)) from None
         task_status.started(server.address)
 
 
