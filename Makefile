@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi \
 	fishnet-study oldclients-sweep clean
 
 setup: $(STAMP)
@@ -38,6 +38,10 @@ bench-ring: setup
 
 bench-fishnet: setup
 	$(BIN)/python -m scenarios.bench --part fishnet
+
+# The Reversi ladder through the real server, deep's clock, the rules' speed (~5 min).
+bench-reversi: setup
+	$(BIN)/python -m scenarios.bench --part reversi
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client (every old
 # habit on), ten seeds a size (~5 min): the figures behind issue 10's goal.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -20,15 +21,22 @@ from services.reversi.conversation import (
 )
 from services.reversi.rules import Position, coordinates
 
+if TYPE_CHECKING:
+    from services.reversi.bots import Player
+
 
 class BotAgent:
     """A built-in player as a client: it sees exactly what a student's client sees."""
 
-    def __init__(self, level: str, seed: int | str, move_time: float | None) -> None:
+    def __init__(self, player: Player, move_time: float | None) -> None:
+        self.player = player
+        self.move_time = move_time
+
+    @classmethod
+    def of_level(cls, level: str, seed: int | str, move_time: float | None) -> BotAgent:
         from services.reversi.bots import make_player
 
-        self.player = make_player(level, seed, move_time=move_time)
-        self.move_time = move_time
+        return cls(make_player(level, seed, move_time=move_time), move_time)
 
     async def started(self, colour: int) -> None:
         return None
@@ -45,7 +53,7 @@ async def _run_bot(args: argparse.Namespace) -> int:
     tally = {1: 0, 2: 0, 0: 0}
     for game in range(args.games):
         seed = f"{args.seed}:{game}" if args.seed is not None else f"{args.name}:{game}"
-        agent = BotAgent(args.level, seed, args.move_time)
+        agent = BotAgent.of_level(args.level, seed, args.move_time)
         try:
             end = await play_one_game(args.server, args.name, agent, timeout=args.timeout)
         except ClientError as exc:

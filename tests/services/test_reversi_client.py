@@ -74,7 +74,7 @@ async def test_two_bots_play_a_whole_game_and_agree_on_the_result() -> None:
         ends = {}
 
         async def play(name: str, level: str) -> None:
-            agent = BotAgent(level, f"{name}:1", None)
+            agent = BotAgent.of_level(level, f"{name}:1", None)
             ends[name] = await play_one_game(server.address, name, agent, timeout=WAIT)
 
         async with trio.open_nursery() as nursery:
@@ -115,7 +115,7 @@ async def test_no_server_is_one_clear_error() -> None:
     port = listener.getsockname()[1]
     listener.close()
     with pytest.raises(ClientError, match=f"cannot reach the server at 127.0.0.1:{port}"):
-        await play_one_game(("127.0.0.1", port), "ann", BotAgent("random", 1, None), timeout=2)
+        await play_one_game(("127.0.0.1", port), "ann", BotAgent.of_level("random", 1, None), timeout=2)
 
 
 def test_ring_bot_reversi_plays_games_on_ring_serve(tmp_path: Path) -> None:
