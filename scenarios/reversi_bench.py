@@ -35,7 +35,6 @@ import json
 import random
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from pathlib import Path
 import trio
 
 from scenarios.fishnet_ladder import wilson
-from scenarios.processes import ChildProcess, ring_command
+from scenarios.service_pool import ServicePool
 from services.reversi.bots import DEFAULT_BUDGET, LEVELS, Deep, make_player
 from services.reversi.client import BotAgent
 from services.reversi.conversation import ClientError, play_one_game
@@ -175,42 +174,12 @@ def _worker(address: tuple[str, int], plans: list[GamePlan]) -> list[GameRecord]
 # -- servers ---------------------------------------------------------------------------
 
 
-def _start_server(name: str, seed: int, workdir: Path) -> tuple[ChildProcess, tuple[str, int]]:
-    argv = [
-        "serve", "--reversi", "0", "--seed", str(seed),
-        "--transcripts", str(workdir / name), "--move-time", str(SERVER_MOVE_TIME),
-    ]  # fmt: skip
-    child = ChildProcess(name, argv, workdir, prefix=ring_command())
-    line = child.first_line(30)
-    if line is None or not line.startswith("reversi listening on "):
-        child.popen.kill()
-        raise RuntimeError(f"the Reversi server did not start: {child.stderr[-3:]}")
-    host, _, port = line.removeprefix("reversi listening on ").rpartition(":")
-    return child, (host, int(port))
+def reversi_servers(count: int, seed: int) -> ServicePool:
+    """One ``ring serve --reversi`` per worker, with transcripts, at the default move time."""
+    return ServicePool("reversi", count, seed, ["--move-time", str(SERVER_MOVE_TIME)])
 
 
-class Servers:
-    """One ``ring serve --reversi`` per worker, with transcripts."""
-
-    def __init__(self, count: int, seed: int) -> None:
-        self.workdir = Path(tempfile.mkdtemp(prefix="reversi-bench-"))
-        self.children: list[ChildProcess] = []
-        self.addresses: list[tuple[str, int]] = []
-        for i in range(count):
-            child, address = _start_server(f"server{i}", seed + i, self.workdir)
-            self.children.append(child)
-            self.addresses.append(address)
-
-    def transcripts(self) -> list[Path]:
-        return sorted(self.workdir.glob("server*/reversi/game-*.jsonl"))
-
-    def close(self) -> None:
-        for child in self.children:
-            child.popen.terminate()
-            child.popen.wait(10)
-
-
-def play_all(servers: Servers, plans: list[GamePlan]) -> list[GameRecord]:
+def play_all(servers: ServicePool, plans: list[GamePlan]) -> list[GameRecord]:
     """Every plan, split across the workers (one server each)."""
     count = len(servers.addresses)
     shares = [plans[i::count] for i in range(count)]
@@ -263,7 +232,7 @@ class PairTally:
         )
 
 
-def ladder(servers: Servers, games: int, seed: int, deep_budget: float) -> int:
+def ladder(servers: ServicePool, games: int, seed: int, deep_budget: float) -> int:
     print(
         f"Reversi ladder: {games} games a pair through {len(servers.addresses)} "
         f"ring serve --reversi processes on loopback, seed {seed}; "
@@ -306,7 +275,7 @@ def move_times(transcript: Path, name: str) -> list[float]:
     return times
 
 
-def clock(servers: Servers, games: int, seed: int) -> int:
+def clock(servers: ServicePool, games: int, seed: int) -> int:
     print(
         f"deep's clock: {games} games against positional through the server "
         f"(move time {SERVER_MOVE_TIME:g} s, deep's budget {DEFAULT_BUDGET:g} s)"
@@ -440,7 +409,7 @@ def rules_speed(seed: int) -> None:
 def bench(games: int, seed: int, deep_budget: float, timing_games: int) -> int:
     rules_speed(seed)
     print()
-    servers = Servers(WORKERS, seed)
+    servers = reversi_servers(WORKERS, seed)
     try:
         failed = ladder(servers, games, seed, deep_budget)
         print()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scenarios import reversi_bench
-from scenarios.reversi_bench import GamePlan, Servers, move_times
+from scenarios.reversi_bench import GamePlan, move_times, reversi_servers
 from services.reversi.rules import BLACK, WHITE
 
 
@@ -42,7 +42,7 @@ def test_move_times_run_from_the_turns_first_board_to_the_legal_move(tmp_path: P
 
 
 def test_a_short_ladder_through_real_servers(capsys: pytest.CaptureFixture[str]) -> None:
-    servers = Servers(2, seed=5)
+    servers = reversi_servers(2, seed=5)
     try:
         failed = reversi_bench.ladder(servers, games=4, seed=5, deep_budget=0.01)
         transcripts = servers.transcripts()
