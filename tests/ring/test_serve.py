@@ -96,12 +96,12 @@ async def test_a_service_declared_in_a_test_is_served_and_discovered() -> None:
 
 def test_the_installed_declarations_and_their_options_fit_one_command_line() -> None:
     services = declared_services()
-    assert [service.name for service in services] == ["fishnet", "oldmaid", "reversi"]
+    assert [service.name for service in services] == ["fishnet", "notipping", "oldmaid", "reversi"]
     parser = build_parser()  # every service's options at once: no clash between them
     args = parser.parse_args(["serve"])
     chosen = chosen_services(args, services)
-    assert [service.name for service in chosen] == ["fishnet", "oldmaid", "reversi"]
-    assert [settings_for(args, s, seed=1).port for s in chosen] == [1530, 9898, 5410]
+    assert [service.name for service in chosen] == ["fishnet", "notipping", "oldmaid", "reversi"]
+    assert [settings_for(args, s, seed=1).port for s in chosen] == [1530, 10987, 9898, 5410]
 
 
 def _line(child: ChildProcess) -> str:
