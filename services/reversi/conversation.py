@@ -146,18 +146,29 @@ class _Conversation:
         """The agent's move, or (the server's event, None) if the server speaks first."""
         move: list[tuple[int, int]] = []
         event: list[object] = []
+        failed: list[ClientError] = []
         async with trio.open_nursery() as nursery:
 
+            # A ClientError is kept and raised after the nursery, so the caller
+            # sees the one line, not an exception group around it.
             async def think() -> None:
-                move.append(await thinking())
+                try:
+                    move.append(await thinking())
+                except ClientError as exc:
+                    failed.append(exc)
                 nursery.cancel_scope.cancel()
 
             async def listen() -> None:
-                event.append(await self.next_event())
+                try:
+                    event.append(await self.next_event())
+                except ClientError as exc:
+                    failed.append(exc)
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(think)
             nursery.start_soon(listen)
+        if failed:
+            raise failed[0]
         # While we think, the server only speaks to end the game: that wins a tie.
         if event:
             return event[0], None

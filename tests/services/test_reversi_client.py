@@ -109,13 +109,40 @@ async def test_the_servers_verdict_reaches_a_player_still_thinking() -> None:
     assert "you lost" in describe(next(end for end in ends if end.result == 0))
 
 
+async def test_a_player_who_gives_up_while_thinking_gets_one_clear_error() -> None:
+    """Quitting at the terminal: ClientError itself, not an exception group around it."""
+
+    class Quitter:
+        async def started(self, colour: int) -> None:
+            return None
+
+        async def move(self, position: Position) -> tuple[int, int]:
+            raise ClientError("you left the game")
+
+    async with running(move_time=0) as server:
+        errors = []
+
+        async def play(name: str, agent: object) -> None:
+            try:
+                await play_one_game(server.address, name, agent, timeout=WAIT)  # type: ignore[arg-type]
+            except ClientError as exc:
+                errors.append(str(exc))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, "ann", Quitter())
+            nursery.start_soon(play, "bob", Quitter())
+    # Black quits at its first board; White is then told it won, and returns normally.
+    assert errors == ["you left the game"]
+
+
 async def test_no_server_is_one_clear_error() -> None:
     listener = trio.socket.socket()
     await listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     listener.close()
     with pytest.raises(ClientError, match=f"cannot reach the server at 127.0.0.1:{port}"):
-        await play_one_game(("127.0.0.1", port), "ann", BotAgent.of_level("random", 1, None), timeout=2)
+        agent = BotAgent.of_level("random", 1, None)
+        await play_one_game(("127.0.0.1", port), "ann", agent, timeout=2)
 
 
 def test_ring_bot_reversi_plays_games_on_ring_serve(tmp_path: Path) -> None:
