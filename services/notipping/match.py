@@ -190,7 +190,8 @@ def _record_of(event: object) -> dict[str, Any]:
 def describe(event: object) -> str:
     """An event that is not a join, for the log and the game report."""
     if isinstance(event, wire.Garbled):
-        return f"{event.text!r} ({event.reason})"
+        # The text already shows bytes that are not ASCII as \xNN: quoted, not repr'd again.
+        return f"'{event.text}' ({event.reason})"
     if isinstance(event, wire.MessageTooLong):
         return f"a message over {event.limit} bytes"
     if isinstance(event, wire.JoinRequest | wire.BadJoin):

@@ -224,6 +224,7 @@ REMOVE_PHASE = Game.start(1).play(Add(1, -2)).play(Add(1, -3))
         (REMOVE_PHASE, [], b"REMOVE:-11;", "position -11 is off the board"),
         (None, [], b"HELLO;", "'HELLO' (a client sends JOINREQUEST, ADD or REMOVE)"),
         (None, [], b"ADD:1;", "'ADD:1' (ADD takes a weight and a position"),
+        (None, [], "ADD:1:\u00e9;".encode(), "'ADD:1:\\xc3\\xa9' (ADD takes"),  # escaped once
         (None, [], b"JOINREQUEST:ann:0;", "a JOINREQUEST during the game"),
         (None, [], b"JOINREQUEST:ann:5;", "a JOINREQUEST during the game"),
         (None, [], b"A" * 1025, "a message over 1024 bytes"),
