@@ -15,9 +15,10 @@ matters is the colons and semicolons"):
   (``add:3:-2;``); numbers are decimal integers with an optional sign.
 - The client end splits the server's fields at ``:`` and the lists inside a
   field (weights, the 21 numbers of the state) at whitespace.
-- Limit: ``max_message`` bytes (1024 by default) since the end of the last
-  message, whitespace included. Past it, ``MessageTooLong`` at once, without
-  waiting for the ``;``; the connection is done.
+- Limit: ``max_message`` bytes (4096 by default, WIRE.md's limit for line
+  protocols) since the end of the last message, whitespace included. Past
+  it, ``MessageTooLong`` at once, without waiting for the ``;``; the
+  connection is done.
 - A message cut off by the close (bytes after the last ``;``, other than
   whitespace) is reported as ``Garbled`` before ``Closed``.
 - Bytes that are not ASCII are kept as ``\\xNN`` in the text of ``Garbled``.
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from ring.sansio import NEED_DATA, NeedData
 
-MAX_MESSAGE = 1024
+MAX_MESSAGE = 4096
 HANDLE = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 _WHITESPACE = re.compile(rb"\s+")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,9}")

@@ -280,9 +280,9 @@ def test_the_limit_counts_a_message_not_a_connection() -> None:
 
 
 def test_the_default_limit() -> None:
-    assert MAX_MESSAGE == 1024
+    assert MAX_MESSAGE == 4096
     assert server_events(b" " * 1021 + b"ADD;") == [Garbled("ADD", ADD_USAGE)]
-    assert server_events(b" " * 1025) == [MessageTooLong(1024)]
+    assert server_events(b" " * 4097) == [MessageTooLong(4096)]
 
 
 # -- what the server sends ----------------------------------------------------------------

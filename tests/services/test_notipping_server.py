@@ -227,7 +227,7 @@ REMOVE_PHASE = Game.start(1).play(Add(1, -2)).play(Add(1, -3))
         (None, [], "ADD:1:\u00e9;".encode(), "'ADD:1:\\xc3\\xa9' (ADD takes"),  # escaped once
         (None, [], b"JOINREQUEST:ann:0;", "a JOINREQUEST during the game"),
         (None, [], b"JOINREQUEST:ann:5;", "a JOINREQUEST during the game"),
-        (None, [], b"A" * 1025, "a message over 1024 bytes"),
+        (None, [], b"A" * 4097, "a message over 4096 bytes"),
     ],
 )
 async def test_every_invalid_move_gets_invalid_then_lose(
@@ -297,10 +297,10 @@ async def test_moves_sent_early_answer_the_next_rounds_in_order() -> None:
 async def test_a_waiting_player_that_sends_too_much_loses() -> None:
     async with running() as server:
         clients = await pair(server)
-        await clients[1].send(b"ADD:1:-3;" * 114)  # 1026 bytes while player 0 moves
+        await clients[1].send(b"ADD:1:-3;" * 456)  # 4104 bytes while player 0 moves
         assert await clients[0].round() == expected_round(Game.start())
         await lost(clients[1], clients[0], invalid=True)
-    assert server.reports[0].reason == "sent over 1024 bytes out of turn"
+    assert server.reports[0].reason == "sent over 4096 bytes out of turn"
 
 
 # -- leaving ----------------------------------------------------------------------------------
@@ -341,10 +341,10 @@ async def test_a_waiting_player_may_not_fill_the_servers_memory(
 ) -> None:
     async with running() as server:
         waiting = await join(server, "ann", 1)
-        await waiting.send(b"REMOVE:1;" * 114)
+        await waiting.send(b"REMOVE:1;" * 456)  # 4104 bytes
         await waiting.expect(Closed())
         await until(lambda: server.forming == {})
-    assert "sent over 1024 bytes before its game" in capfd.readouterr().err
+    assert "sent over 4096 bytes before its game" in capfd.readouterr().err
 
 
 # -- joining --------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ async def test_ten_requests_and_no_more(capfd: pytest.CaptureFixture[str]) -> No
         (b"ADD:1:1;", "'ADD:1:1;' before joining"),
         (b"REMOVE:1;", "'REMOVE:1;' before joining"),
         (b"HELLO;", "'HELLO' (a client sends JOINREQUEST, ADD or REMOVE) before joining"),
-        (b"x" * 1025, "a message over 1024 bytes before joining"),
+        (b"x" * 4097, "a message over 4096 bytes before joining"),
     ],
 )
 async def test_anything_else_before_a_seat_is_denied_and_closed(
