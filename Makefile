@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping \
 	fishnet-study oldclients-sweep clean
 
 setup: $(STAMP)
@@ -42,6 +42,10 @@ bench-fishnet: setup
 # The Reversi ladder through the real server, deep's clock, the rules' speed (~5 min).
 bench-reversi: setup
 	$(BIN)/python -m scenarios.bench --part reversi
+
+# The No Tipping solver against random and greedy through the real server, and its clock.
+bench-notipping: setup
+	$(BIN)/python -m scenarios.bench --part notipping
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client (every old
 # habit on), ten seeds a size (~5 min): the figures behind issue 10's goal.

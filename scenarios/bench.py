@@ -4,7 +4,9 @@ Part one (``--part ring``) measures how fast the turn travels round an
 8-player ring; part two (``--part fishnet``) plays the FishNet ladder
 (``scenarios.fishnet_ladder``) through the real server; part three (``--part
 reversi``) plays the Reversi ladder and times deep and the rules
-(``scenarios.reversi_bench``).
+(``scenarios.reversi_bench``); part four (``--part notipping``) plays the No
+Tipping solver against the other players and times it
+(``scenarios.notipping_bench``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -27,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios import fishnet_ladder, pingpong, reversi_bench
+from scenarios import fishnet_ladder, notipping_bench, pingpong, reversi_bench
 from scenarios.oldmaid_game import DEFAULT_SEED, format_result, run_scenario
 
 PLAYERS = 8
@@ -52,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the first run")
     parser.add_argument("--round-trips", type=int, default=2000)
     parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
-    parser.add_argument("--part", choices=["all", "ring", "fishnet", "reversi"], default="all")
+    parser.add_argument(
+        "--part", choices=["all", "ring", "fishnet", "reversi", "notipping"], default="all"
+    )
     parser.add_argument(
         "--games", type=int, default=fishnet_ladder.GAMES, help="FishNet ladder: games per pair"
     )
@@ -68,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, reversi_bench.main([]))
+    if args.part in ("all", "notipping"):
+        if args.part == "all":
+            print()
+        status = max(status, notipping_bench.main([]))
     return status
 
 

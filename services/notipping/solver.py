@@ -1,0 +1,549 @@
+"""Game-tree search for No Tipping: the REMOVE phase solved exactly, the ADD phase searched.
+
+Only the board matters once every weight is placed: anyone may remove any
+block, and who is to move follows from how many blocks are left. So the
+REMOVE phase is solved by a win/lose search (``RemoveSolver``) over which of
+the blocks on the board at its start are still there, a bitmask, with both
+support torques updated by each block's precomputed part. Results are
+remembered by the board itself (``board_code``: four bits a position), which
+is the same state whatever game or search reached it, so one cache serves
+every solve of a game and every leaf of the ADD search.
+
+The ADD phase (``AddSearch``) is negamax with alpha-beta and a transposition
+table, deepened one ply at a time until a deadline. A move that ends the ADD
+phase is scored exactly by the REMOVE solver, so once the depth reaches the
+last placement the search is exact; before that, leaves are scored by
+``evaluate`` from the safe placements each player has.
+
+Both searches only ever try safe moves: a move that tips loses at once, so a
+player with no safe move has lost (unless every move tips, which is the same).
+Scores are from the point of view of the player to move; ``WIN`` is a proven
+win, far above any evaluation. A deadline is ``time.perf_counter()`` seconds:
+the searches look at the clock every few thousand nodes and raise
+``SearchTimeout`` once it has passed; whatever they had proven stays cached.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from services.notipping.rules import (
+    ADD,
+    LOW,
+    POSITIONS,
+    Add,
+    Game,
+    Move,
+    Remove,
+    left_torque,
+    right_torque,
+)
+
+__all__ = [
+    "WIN",
+    "AddSearch",
+    "Decision",
+    "RemoveSolver",
+    "SearchTimeout",
+    "best_move",
+    "board_code",
+    "count_safe",
+    "decide",
+    "evaluate",
+    "safe_moves",
+    "safe_positions",
+    "solve_remove",
+]
+
+WIN = 1_000_000
+_BITS = 4  # bits of a position in a board code: weights are at most 10
+_CHECK = 2047  # the REMOVE search looks at the clock when the node count has these low bits clear
+_ADD_CHECK = 31  # the same for the ADD search, whose nodes cost far more
+_SIZE = len(POSITIONS)
+_ALL = (1 << _SIZE) - 1
+
+
+class SearchTimeout(Exception):
+    """The deadline passed during a search."""
+
+
+def board_code(weights: tuple[int, ...] | list[int]) -> int:
+    """The board as one integer, four bits a position: what the REMOVE cache is keyed by."""
+    code = 0
+    for i, weight in enumerate(weights):
+        code |= weight << (_BITS * i)
+    return code
+
+
+def _span(low: int, high: int) -> int:
+    """The positions low..high (clipped to the board) as a mask of indices."""
+    low, high = max(low, LOW), min(high, -LOW)
+    if low > high:
+        return 0
+    return ((1 << (high - LOW + 1)) - 1) ^ ((1 << (low - LOW)) - 1)
+
+
+def safe_positions(weight: int, left: int, right: int, free: int) -> int:
+    """The free positions (mask of indices) where ``weight`` can be added without tipping.
+
+    The centre of mass has to stay between the supports, so for one weight the
+    safe positions are an interval: ``left + w (x + 3) >= 0`` and
+    ``right + w (x + 1) <= 0``, with ``left >= 0 >= right`` on a standing board.
+    """
+    return free & _span(-3 - left // weight, -1 + (-right) // weight)
+
+
+def _removable(weight: int, position: int, left: int, right: int) -> bool:
+    return left - left_torque(weight, position) >= 0 and right - right_torque(weight, position) <= 0
+
+
+def _free_mask(game: Game) -> int:
+    return sum(1 << i for i, weight in enumerate(game.weights) if not weight)
+
+
+def _hand_mask(hand: frozenset[int]) -> int:
+    return sum(1 << weight for weight in hand)
+
+
+def _weights_of(hand: int) -> list[int]:
+    return [w for w in range(hand.bit_length()) if hand >> w & 1]
+
+
+def _mobility(hand: int, left: int, right: int, free: int) -> int:
+    """How many safe placements a player holding ``hand`` (a mask of weights) has."""
+    return sum(safe_positions(w, left, right, free).bit_count() for w in _weights_of(hand))
+
+
+def safe_moves(game: Game) -> list[Move]:
+    """The allowed moves of the player to move that do not tip the board."""
+    return [move for move in game.legal_moves() if not game.tips_after(move)]
+
+
+def count_safe(game: Game) -> int:
+    """``len(safe_moves(game))``, counted without making the moves."""
+    if game.over:
+        return 0
+    if game.phase == ADD:
+        hand = _hand_mask(game.hands[game.to_move])
+        return _mobility(hand, game.left, game.right, _free_mask(game))
+    return sum(
+        _removable(game.weight_at(position), position, game.left, game.right)
+        for position in game.occupied()
+    )
+
+
+# -- the REMOVE phase ---------------------------------------------------------------------
+
+
+class RemoveSolver:
+    """Exact win/lose search of the REMOVE phase, remembering every board it has solved.
+
+    ``cache`` maps a ``board_code`` to whether the player to move there wins;
+    it is emptied before a solve once it holds more than ``max_entries``.
+    ``deadline`` (None: none) applies to every solve until changed.
+    """
+
+    def __init__(self, max_entries: int = 2_000_000) -> None:
+        self.cache: dict[int, bool] = {}
+        self.max_entries = max_entries
+        self.deadline: float | None = None
+        self.nodes = 0
+
+    def wins(self, weights: tuple[int, ...] | list[int], left: int, right: int) -> bool:
+        """Whether the player to move wins the REMOVE phase from this standing board."""
+        cache = self.cache
+        code = board_code(weights)
+        known = cache.get(code)
+        if known is not None:
+            return known
+        if len(cache) > self.max_entries:
+            cache.clear()
+        occupied = [i for i, weight in enumerate(weights) if weight]
+        lefts = [left_torque(weights[i], POSITIONS[i]) for i in occupied]
+        rights = [right_torque(weights[i], POSITIONS[i]) for i in occupied]
+        codes = [weights[i] << (_BITS * i) for i in occupied]
+        deadline = self.deadline
+        nodes = self.nodes
+
+        def search(mask: int, code: int, left: int, right: int) -> bool:
+            nonlocal nodes
+            nodes += 1
+            if deadline is not None and not nodes & _CHECK and time.perf_counter() > deadline:
+                raise SearchTimeout
+            rest = mask
+            while rest:
+                bit = rest & -rest
+                rest ^= bit
+                k = bit.bit_length() - 1
+                after_left = left - lefts[k]
+                after_right = right - rights[k]
+                if after_left < 0 or after_right > 0:
+                    continue
+                after = code - codes[k]
+                known = cache.get(after)
+                if known is None:
+                    known = search(mask ^ bit, after, after_left, after_right)
+                if not known:
+                    cache[code] = True
+                    return True
+            cache[code] = False
+            return False
+
+        try:
+            return search((1 << len(occupied)) - 1, code, left, right)
+        finally:
+            self.nodes = nodes
+
+    def solve(self, game: Game) -> bool:
+        """Whether ``game.to_move`` wins ``game`` (in its REMOVE phase) with perfect play."""
+        if game.phase == ADD or game.over:
+            raise ValueError("solve takes a REMOVE-phase game that is not over")
+        return self.wins(game.weights, game.left, game.right)
+
+    def outcomes(self, game: Game) -> dict[Remove, bool]:
+        """Every safe removal, and whether the player making it then wins."""
+        found = {}
+        weights = list(game.weights)
+        for position in game.occupied():
+            weight = game.weight_at(position)
+            if not _removable(weight, position, game.left, game.right):
+                continue
+            i = position - LOW
+            weights[i] = 0
+            after_left = game.left - left_torque(weight, position)
+            after_right = game.right - right_torque(weight, position)
+            found[Remove(position)] = not self.wins(weights, after_left, after_right)
+            weights[i] = weight
+        return found
+
+
+def solve_remove(game: Game, solver: RemoveSolver | None = None) -> bool:
+    """Whether the player to move wins this REMOVE-phase game with perfect play."""
+    return (solver or RemoveSolver()).solve(game)
+
+
+# -- the ADD phase ------------------------------------------------------------------------
+
+
+def evaluate(
+    board: list[int],
+    left: int,
+    right: int,
+    free: int,
+    mine: int,
+    theirs: int,
+    remover: RemoveSolver,
+) -> int:
+    """A guess at how good an ADD-phase position is for the player to move (``mine``).
+
+    Far below ``WIN``. Three signs, weighed by how well they predicted exact
+    results of positions four and five placements from the end:
+
+    - whether the mover would win the REMOVE phase if it began on this board
+      (with as many removals to come as placements, the mover is the one to
+      remove first: the strongest sign);
+    - the mover's safe placements against the opponent's on the same board;
+    - the centre of mass near the left support (small ``left``) favours the
+      mover, who has the more room to place.
+    """
+    own = _mobility(mine, left, right, free)
+    if not own:
+        return -WIN
+    score = 10 * (own - _mobility(theirs, left, right, free))
+    if remover.wins(board, left, right):
+        score += 200
+    # left / mass, the centre of mass's distance from the left support: 0..2.
+    return score - 200 * left // (left - right)
+
+
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+
+
+class AddSearch:
+    """Negamax with alpha-beta and a transposition table over the ADD phase.
+
+    The state is the board (``board``, kept in step by make and unmake, and its
+    ``code``), the free positions, both torques and the two hands as masks of
+    weights, the mover's first. A move is ``(weight, index)``.
+    """
+
+    def __init__(self, remover: RemoveSolver, deadline: float | None = None) -> None:
+        self.remover = remover
+        self.deadline = deadline
+        self.table: dict[tuple[int, int, int], tuple[int, int, int, tuple[int, int] | None]] = {}
+        self.nodes = 0
+        self.board: list[int] = []
+        self.code = 0
+        self.root_best: tuple[int, tuple[int, int]] | None = None
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if (
+            self.deadline is not None
+            and not self.nodes & _ADD_CHECK
+            and time.perf_counter() > self.deadline
+        ):
+            raise SearchTimeout
+
+    def moves(self, free: int, left: int, right: int, mine: int) -> list[tuple[int, int]]:
+        """The mover's safe placements as ``(weight, index)``."""
+        found = []
+        for weight in _weights_of(mine):
+            spots = safe_positions(weight, left, right, free)
+            while spots:
+                bit = spots & -spots
+                spots ^= bit
+                found.append((weight, bit.bit_length() - 1))
+        return found
+
+    def score(
+        self,
+        move: tuple[int, int],
+        free: int,
+        left: int,
+        right: int,
+        mine: int,
+        theirs: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """The mover's score after ``move``, searched ``depth - 1`` plies further."""
+        weight, i = move
+        position = POSITIONS[i]
+        left += left_torque(weight, position)
+        right += right_torque(weight, position)
+        mine ^= 1 << weight
+        self.board[i] = weight
+        self.code += weight << (_BITS * i)
+        try:
+            if not mine and not theirs:
+                return -WIN if self.remover.wins(self.board, left, right) else WIN
+            return -self.negamax(
+                free ^ (1 << i), left, right, theirs, mine, depth - 1, -beta, -alpha
+            )
+        finally:
+            self.board[i] = 0
+            self.code -= weight << (_BITS * i)
+
+    def order(
+        self, moves: list[tuple[int, int]], free: int, left: int, right: int, theirs: int
+    ) -> list[tuple[int, int]]:
+        """Moves that leave the opponent the fewest safe placements first."""
+
+        def replies(move: tuple[int, int]) -> int:
+            weight, i = move
+            position = POSITIONS[i]
+            return _mobility(
+                theirs,
+                left + left_torque(weight, position),
+                right + right_torque(weight, position),
+                free ^ (1 << i),
+            )
+
+        return sorted(moves, key=replies)
+
+    def negamax(
+        self,
+        free: int,
+        left: int,
+        right: int,
+        mine: int,
+        theirs: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        self._tick()
+        key = (self.code, mine, theirs)
+        entry = self.table.get(key)
+        hint = None
+        if entry is not None:
+            stored_depth, stored, flag, hint = entry
+            if stored_depth >= depth and (
+                flag == _EXACT
+                or (flag == _LOWER and stored >= beta)
+                or (flag == _UPPER and stored <= alpha)
+            ):
+                return stored
+        if depth <= 0:
+            return evaluate(self.board, left, right, free, mine, theirs, self.remover)
+        moves = self.moves(free, left, right, mine)
+        if not moves:
+            return -WIN
+        if depth > 1:
+            moves = self.order(moves, free, left, right, theirs)
+        if hint in moves:
+            moves.remove(hint)
+            moves.insert(0, hint)
+        start_alpha, best, best_move = alpha, -WIN - 1, moves[0]
+        for move in moves:
+            value = self.score(move, free, left, right, mine, theirs, depth, alpha, beta)
+            if value > best:
+                best, best_move = value, move
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        flag = _UPPER if best <= start_alpha else _LOWER if best >= beta else _EXACT
+        # A proven result holds at any depth.
+        stored_depth = 99 if abs(best) == WIN else depth
+        self.table[key] = (stored_depth, best, flag, best_move)
+        return best
+
+    def root(
+        self, game: Game, moves: list[tuple[int, int]], depth: int
+    ) -> tuple[int, tuple[int, int]]:
+        """The best of ``moves`` (in the order given) searched ``depth`` plies, and its score.
+
+        ``root_best`` holds the best move fully searched so far, for a caller
+        whose deadline passes mid-way.
+        """
+        free = _free_mask(game)
+        mine = _hand_mask(game.hands[game.to_move])
+        theirs = _hand_mask(game.hands[1 - game.to_move])
+        self.board = list(game.weights)
+        self.code = board_code(self.board)
+        self.root_best = None
+        alpha, beta = -WIN - 1, WIN + 1
+        for move in moves:
+            value = self.score(move, free, game.left, game.right, mine, theirs, depth, alpha, beta)
+            if value > alpha:
+                alpha = value
+                self.root_best = (value, move)
+                if value == WIN:
+                    break
+        assert self.root_best is not None
+        return self.root_best
+
+
+@dataclass
+class Decision:
+    """What ``decide`` chose and how: ``depth`` is the deepest ADD search finished (plies)."""
+
+    move: Move
+    score: int | None = None
+    depth: int = 0
+    exact: bool = False
+    nodes: int = 0
+
+
+def _fewest_replies(game: Game, moves: list[Move]) -> list[Move]:
+    """The moves after which the opponent has the fewest safe replies."""
+    counted = [(count_safe(game.play(move)), move) for move in moves]
+    fewest = min(count for count, _ in counted)
+    return [move for count, move in counted if count == fewest]
+
+
+def _decide_remove(game: Game, remover: RemoveSolver, rng: random.Random) -> Decision:
+    safe = safe_moves(game)
+    if not safe:
+        return Decision(rng.choice(game.legal_moves()), -WIN, exact=True)
+    try:
+        outcomes = remover.outcomes(game)
+        winning = [move for move, won in outcomes.items() if won]
+        if winning:
+            return Decision(rng.choice(winning), WIN, exact=True)
+        # Lost against perfect play: leave the opponent the largest share of replies
+        # that lose, so that any slip is likely to be one.
+        shares = {}
+        for move in safe:
+            after = game.play(move)
+            replies = remover.outcomes(after)
+            shares[move] = sum(not won for won in replies.values()) / max(len(replies), 1)
+        most = max(shares.values())
+        chosen = rng.choice([move for move, share in shares.items() if share == most])
+        return Decision(chosen, -WIN, exact=True)
+    except SearchTimeout:
+        return Decision(rng.choice(_fewest_replies(game, safe)))
+
+
+def decide(
+    game: Game,
+    deadline: float | None = None,
+    *,
+    max_depth: int | None = None,
+    rng: random.Random | None = None,
+    remover: RemoveSolver | None = None,
+) -> Decision:
+    """The searched move for ``game.to_move``, with how it was found.
+
+    REMOVE phase: solved exactly (a winning move if there is one). ADD phase:
+    iterative deepening up to ``max_depth`` plies (None: to the end of the ADD
+    phase) until ``deadline``; the last finished depth's move, or a better
+    one the unfinished depth had found. At least depth 1 is searched whatever
+    the deadline, so a caller should leave a little time.
+    """
+    if game.over:
+        raise ValueError("the game is over")
+    rng = rng or random.Random(0)
+    remover = remover or RemoveSolver()
+    remover.deadline = deadline
+    try:
+        if game.phase != ADD:
+            return _decide_remove(game, remover, rng)
+        return _decide_add(game, deadline, max_depth, rng, remover)
+    finally:
+        remover.deadline = None
+
+
+def _decide_add(
+    game: Game,
+    deadline: float | None,
+    max_depth: int | None,
+    rng: random.Random,
+    remover: RemoveSolver,
+) -> Decision:
+    safe = safe_moves(game)
+    if not safe:
+        return Decision(rng.choice(game.legal_moves()), -WIN, exact=True)
+    search = AddSearch(remover)
+    order = [(move.weight, move.position - LOW) for move in safe if isinstance(move, Add)]
+    rng.shuffle(order)
+    remaining = len(game.hands[0]) + len(game.hands[1])
+    limit = remaining if max_depth is None else min(max_depth, remaining)
+    decision = Decision(safe[0])
+    best: tuple[int, tuple[int, int]] | None = None
+    for depth in range(1, limit + 1):
+        # The first depth always finishes so that there is a searched move.
+        search.deadline = deadline if depth > 1 else None
+        remover.deadline = search.deadline
+        try:
+            score, move = search.root(game, order, depth)
+        except SearchTimeout:
+            # Moves the unfinished depth searched after the first (the last best) and
+            # found better were searched deeper than it; a proven loss is no better.
+            partial = search.root_best
+            if partial is not None and (best is None or partial[0] > -WIN):
+                best = partial
+            break
+        if score == -WIN and best is not None:
+            # Lost whatever is played: keep the move the shallower search liked, which a
+            # fallible opponent is least likely to punish.
+            decision.exact = True
+            break
+        best = (score, move)
+        decision.depth, decision.exact = depth, depth == remaining or abs(score) == WIN
+        order.remove(move)
+        order.insert(0, move)
+        if decision.exact:
+            break
+    assert best is not None
+    decision.score, (weight, i) = best[0], best[1]
+    decision.move = Add(weight, POSITIONS[i])
+    decision.nodes = search.nodes + remover.nodes
+    return decision
+
+
+def best_move(
+    game: Game,
+    deadline: float | None = None,
+    *,
+    max_depth: int | None = None,
+    rng: random.Random | None = None,
+    remover: RemoveSolver | None = None,
+) -> Move:
+    """``decide``'s move: the searched move for ``game.to_move``."""
+    return decide(game, deadline, max_depth=max_depth, rng=rng, remover=remover).move
