@@ -16,8 +16,9 @@ level          strategy
                opponent the fewest safe replies
 ``solver``     REMOVE: solved exactly (a memoised win/lose search over the blocks left), a
                winning move whenever there is one. ADD: iterative deepening alpha-beta
-               within a time budget, exact (the REMOVE solver at its leaves) once it reaches
-               the last placement, safe-placement counts before that (``solver``)
+               within a time budget (2 s), exact once it reaches the last placement (the
+               REMOVE solver at its leaves); before that its leaves are scored mainly by
+               whether the mover would win a REMOVE phase starting there (``solver``)
 =============  ===============================================================================
 
 Every player takes a seed: the same seed and the same positions, asked in the

@@ -13,13 +13,14 @@ The ADD phase (``AddSearch``) is negamax with alpha-beta and a transposition
 table, deepened one ply at a time until a deadline. A move that ends the ADD
 phase is scored exactly by the REMOVE solver, so once the depth reaches the
 last placement the search is exact; before that, leaves are scored by
-``evaluate`` from the safe placements each player has.
+``evaluate``: mainly whether the mover would win a REMOVE phase beginning on
+the board as it is, then safe placements and where the centre of mass is.
 
 Both searches only ever try safe moves: a move that tips loses at once, so a
 player with no safe move has lost (unless every move tips, which is the same).
 Scores are from the point of view of the player to move; ``WIN`` is a proven
 win, far above any evaluation. A deadline is ``time.perf_counter()`` seconds:
-the searches look at the clock every few thousand nodes and raise
+the searches look at the clock every few milliseconds and raise
 ``SearchTimeout`` once it has passed; whatever they had proven stays cached.
 """
 
@@ -61,8 +62,10 @@ WIN = 1_000_000
 _BITS = 4  # bits of a position in a board code: weights are at most 10
 _CHECK = 2047  # the REMOVE search looks at the clock when the node count has these low bits clear
 _ADD_CHECK = 31  # the same for the ADD search, whose nodes cost far more
+# ``evaluate`` solves the REMOVE phase of boards with at most this many blocks: beyond, the
+# solve costs more than the deeper search it displaces is worth (measured at max weight 10).
+_PARTIAL_BLOCKS = 12
 _SIZE = len(POSITIONS)
-_ALL = (1 << _SIZE) - 1
 
 
 class SearchTimeout(Exception):
@@ -90,7 +93,7 @@ def safe_positions(weight: int, left: int, right: int, free: int) -> int:
 
     The centre of mass has to stay between the supports, so for one weight the
     safe positions are an interval: ``left + w (x + 3) >= 0`` and
-    ``right + w (x + 1) <= 0``, with ``left >= 0 >= right`` on a standing board.
+    ``right + w (x + 1) <= 0``.
     """
     return free & _span(-3 - left // weight, -1 + (-right) // weight)
 
@@ -145,7 +148,7 @@ class RemoveSolver:
     ``deadline`` (None: none) applies to every solve until changed.
     """
 
-    def __init__(self, max_entries: int = 2_000_000) -> None:
+    def __init__(self, max_entries: int = 1_000_000) -> None:
         self.cache: dict[int, bool] = {}
         self.max_entries = max_entries
         self.deadline: float | None = None
@@ -160,10 +163,17 @@ class RemoveSolver:
             return known
         if len(cache) > self.max_entries:
             cache.clear()
-        occupied = [i for i, weight in enumerate(weights) if weight]
-        lefts = [left_torque(weights[i], POSITIONS[i]) for i in occupied]
-        rights = [right_torque(weights[i], POSITIONS[i]) for i in occupied]
-        codes = [weights[i] << (_BITS * i) for i in occupied]
+        # Per block: its bit in the mask, what removing it takes off both torques and
+        # off the board code. Removal is safe while left >= its part and right <= its part.
+        blocks = [
+            (
+                1 << k,
+                left_torque(weights[i], POSITIONS[i]),
+                right_torque(weights[i], POSITIONS[i]),
+                weights[i] << (_BITS * i),
+            )
+            for k, i in enumerate(i for i, weight in enumerate(weights) if weight)
+        ]
         deadline = self.deadline
         nodes = self.nodes
 
@@ -172,27 +182,20 @@ class RemoveSolver:
             nodes += 1
             if deadline is not None and not nodes & _CHECK and time.perf_counter() > deadline:
                 raise SearchTimeout
-            rest = mask
-            while rest:
-                bit = rest & -rest
-                rest ^= bit
-                k = bit.bit_length() - 1
-                after_left = left - lefts[k]
-                after_right = right - rights[k]
-                if after_left < 0 or after_right > 0:
-                    continue
-                after = code - codes[k]
-                known = cache.get(after)
-                if known is None:
-                    known = search(mask ^ bit, after, after_left, after_right)
-                if not known:
-                    cache[code] = True
-                    return True
+            for bit, block_left, block_right, block_code in blocks:
+                if mask & bit and left >= block_left and right <= block_right:
+                    after = code - block_code
+                    known = cache.get(after)
+                    if known is None:
+                        known = search(mask ^ bit, after, left - block_left, right - block_right)
+                    if not known:
+                        cache[code] = True
+                        return True
             cache[code] = False
             return False
 
         try:
-            return search((1 << len(occupied)) - 1, code, left, right)
+            return search((1 << len(blocks)) - 1, code, left, right)
         finally:
             self.nodes = nodes
 
@@ -238,21 +241,22 @@ def evaluate(
 ) -> int:
     """A guess at how good an ADD-phase position is for the player to move (``mine``).
 
-    Far below ``WIN``. Three signs, weighed by how well they predicted exact
-    results of positions four and five placements from the end:
+    Far below ``WIN``. Three signs, weighed by how well they agreed with exact
+    results of positions four to six placements from the end (random and
+    greedy play at max weight 7):
 
-    - whether the mover would win the REMOVE phase if it began on this board
-      (with as many removals to come as placements, the mover is the one to
-      remove first: the strongest sign);
+    - whether the mover would win a REMOVE phase beginning on this board now
+      (the REMOVE solver's verdict; only for boards of at most
+      ``_PARTIAL_BLOCKS`` blocks): the strongest sign;
     - the mover's safe placements against the opponent's on the same board;
     - the centre of mass near the left support (small ``left``) favours the
-      mover, who has the more room to place.
+      mover.
     """
     own = _mobility(mine, left, right, free)
     if not own:
         return -WIN
     score = 10 * (own - _mobility(theirs, left, right, free))
-    if remover.wins(board, left, right):
+    if _SIZE - free.bit_count() <= _PARTIAL_BLOCKS and remover.wins(board, left, right):
         score += 200
     # left / mass, the centre of mass's distance from the left support: 0..2.
     return score - 200 * left // (left - right)
@@ -277,6 +281,7 @@ class AddSearch:
         self.board: list[int] = []
         self.code = 0
         self.root_best: tuple[int, tuple[int, int]] | None = None
+        self.root_searched = 0
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -398,8 +403,9 @@ class AddSearch:
     ) -> tuple[int, tuple[int, int]]:
         """The best of ``moves`` (in the order given) searched ``depth`` plies, and its score.
 
-        ``root_best`` holds the best move fully searched so far, for a caller
-        whose deadline passes mid-way.
+        ``root_best`` holds the best move fully searched so far and
+        ``root_searched`` how many moves were, for a caller whose deadline
+        passes mid-way.
         """
         free = _free_mask(game)
         mine = _hand_mask(game.hands[game.to_move])
@@ -407,9 +413,11 @@ class AddSearch:
         self.board = list(game.weights)
         self.code = board_code(self.board)
         self.root_best = None
+        self.root_searched = 0
         alpha, beta = -WIN - 1, WIN + 1
         for move in moves:
             value = self.score(move, free, game.left, game.right, mine, theirs, depth, alpha, beta)
+            self.root_searched += 1
             if value > alpha:
                 alpha = value
                 self.root_best = (value, move)
@@ -421,7 +429,12 @@ class AddSearch:
 
 @dataclass
 class Decision:
-    """What ``decide`` chose and how: ``depth`` is the deepest ADD search finished (plies)."""
+    """What ``decide`` chose and how.
+
+    ``score`` is for the player to move (``WIN``: proven won, ``-WIN``: proven
+    lost, None: not searched), ``depth`` the deepest ADD search finished in
+    plies, ``exact`` whether the score is proven.
+    """
 
     move: Move
     score: int | None = None
@@ -473,8 +486,9 @@ def decide(
     REMOVE phase: solved exactly (a winning move if there is one). ADD phase:
     iterative deepening up to ``max_depth`` plies (None: to the end of the ADD
     phase) until ``deadline``; the last finished depth's move, or a better
-    one the unfinished depth had found. At least depth 1 is searched whatever
-    the deadline, so a caller should leave a little time.
+    one the unfinished depth had found; if not even the first depth finishes,
+    the move leaving the opponent the fewest safe replies. The searches look
+    at the clock every few milliseconds, so a caller should leave a little time.
     """
     if game.over:
         raise ValueError("the game is over")
@@ -499,29 +513,34 @@ def _decide_add(
     safe = safe_moves(game)
     if not safe:
         return Decision(rng.choice(game.legal_moves()), -WIN, exact=True)
-    search = AddSearch(remover)
+    nodes_before = remover.nodes
+    search = AddSearch(remover, deadline)
+    remover.deadline = deadline
     order = [(move.weight, move.position - LOW) for move in safe if isinstance(move, Add)]
     rng.shuffle(order)
+    # Fewest safe replies for the opponent first: the move played if even the first
+    # depth runs out of time.
+    order = search.order(
+        order,
+        _free_mask(game),
+        game.left,
+        game.right,
+        _hand_mask(game.hands[1 - game.to_move]),
+    )
     remaining = len(game.hands[0]) + len(game.hands[1])
     limit = remaining if max_depth is None else min(max_depth, remaining)
     decision = Decision(safe[0])
-    best: tuple[int, tuple[int, int]] | None = None
+    best: tuple[int | None, tuple[int, int]] = (None, order[0])
     for depth in range(1, limit + 1):
-        # The first depth always finishes so that there is a searched move.
-        search.deadline = deadline if depth > 1 else None
-        remover.deadline = search.deadline
         try:
             score, move = search.root(game, order, depth)
         except SearchTimeout:
-            # Moves the unfinished depth searched after the first (the last best) and
-            # found better were searched deeper than it; a proven loss is no better.
-            partial = search.root_best
-            if partial is not None and (best is None or partial[0] > -WIN):
-                best = partial
+            best = _after_timeout(search, order, best)
             break
-        if score == -WIN and best is not None:
+        if score == -WIN and decision.depth:
             # Lost whatever is played: keep the move the shallower search liked, which a
-            # fallible opponent is least likely to punish.
+            # fallible opponent is the least likely to punish.
+            best = (score, best[1])
             decision.exact = True
             break
         best = (score, move)
@@ -530,11 +549,31 @@ def _decide_add(
         order.insert(0, move)
         if decision.exact:
             break
-    assert best is not None
-    decision.score, (weight, i) = best[0], best[1]
+    decision.score, (weight, i) = best
     decision.move = Add(weight, POSITIONS[i])
-    decision.nodes = search.nodes + remover.nodes
+    decision.nodes = search.nodes + remover.nodes - nodes_before
     return decision
+
+
+def _after_timeout(
+    search: AddSearch,
+    order: list[tuple[int, int]],
+    best: tuple[int | None, tuple[int, int]],
+) -> tuple[int | None, tuple[int, int]]:
+    """The move to play when a depth ran out of time, ``best`` being the last depth's.
+
+    The unfinished depth searched the last best move first; a move it found
+    better since was searched deeper than anything else. If all it searched
+    are proven losses, the first move it had not reached may still hold.
+    """
+    partial = search.root_best
+    if partial is None:
+        return best
+    if partial[0] > -WIN:
+        return partial
+    if search.root_searched < len(order):
+        return None, order[search.root_searched]
+    return partial
 
 
 def best_move(
