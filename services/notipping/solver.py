@@ -13,7 +13,7 @@ The ADD phase (``AddSearch``) is negamax with alpha-beta and a transposition
 table, deepened one ply at a time until a deadline. A move that ends the ADD
 phase is scored exactly by the REMOVE solver, so once the depth reaches the
 last placement the search is exact; before that, leaves are scored by
-``evaluate``: mainly whether the mover would win a REMOVE phase beginning on
+``AddSearch.evaluate``: mainly whether the mover would win a REMOVE phase beginning on
 the board as it is, then safe placements and where the centre of mass is.
 
 Both searches only ever try safe moves: a move that tips loses at once, so a
@@ -52,7 +52,6 @@ __all__ = [
     "board_code",
     "count_safe",
     "decide",
-    "evaluate",
     "safe_moves",
     "safe_positions",
     "solve_remove",
@@ -62,8 +61,8 @@ WIN = 1_000_000
 _BITS = 4  # bits of a position in a board code: weights are at most 10
 _CHECK = 2047  # the REMOVE search looks at the clock when the node count has these low bits clear
 _ADD_CHECK = 31  # the same for the ADD search, whose nodes cost far more
-# ``evaluate`` solves the REMOVE phase of boards with at most this many blocks: beyond, the
-# solve costs more than the deeper search it displaces is worth (measured at max weight 10).
+# ``AddSearch.evaluate`` solves the REMOVE phase of boards with at most this many blocks: beyond,
+# the solve costs more than the deeper search it displaces is worth (measured at max weight 10).
 _PARTIAL_BLOCKS = 12
 _SIZE = len(POSITIONS)
 
@@ -230,60 +229,113 @@ def solve_remove(game: Game, solver: RemoveSolver | None = None) -> bool:
 # -- the ADD phase ------------------------------------------------------------------------
 
 
-def evaluate(
-    board: list[int],
-    left: int,
-    right: int,
-    free: int,
-    mine: int,
-    theirs: int,
-    remover: RemoveSolver,
-) -> int:
-    """A guess at how good an ADD-phase position is for the player to move (``mine``).
-
-    Far below ``WIN``. Three signs, weighed by how well they agreed with exact
-    results of positions four to six placements from the end (random and
-    greedy play at max weight 7):
-
-    - whether the mover would win a REMOVE phase beginning on this board now
-      (the REMOVE solver's verdict; only for boards of at most
-      ``_PARTIAL_BLOCKS`` blocks): the strongest sign;
-    - the mover's safe placements against the opponent's on the same board;
-    - the centre of mass near the left support (small ``left``) favours the
-      mover.
-    """
-    own = _mobility(mine, left, right, free)
-    if not own:
-        return -WIN
-    score = 10 * (own - _mobility(theirs, left, right, free))
-    if _SIZE - free.bit_count() <= _PARTIAL_BLOCKS and remover.wins(board, left, right):
-        score += 200
-    # left / mass, the centre of mass's distance from the left support: 0..2.
-    return score - 200 * left // (left - right)
-
-
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
 class AddSearch:
     """Negamax with alpha-beta and a transposition table over the ADD phase.
 
-    The state is the board (``board``, kept in step by make and unmake, and its
-    ``code``), the free positions, both torques and the two hands as masks of
-    weights, the mover's first. A move is ``(weight, index)``.
+    The position searched is kept here and changed by ``place`` and
+    ``unplace``: the board (and its ``code``), the ``free`` positions as a
+    mask of indices, both torques, and the hands as masks of weights, the
+    mover's (``mine``) and the opponent's (``theirs``). A move is
+    ``(weight, index)``.
     """
 
-    def __init__(self, remover: RemoveSolver, deadline: float | None = None) -> None:
+    def __init__(self, remover: RemoveSolver, game: Game, deadline: float | None = None) -> None:
         self.remover = remover
         self.deadline = deadline
         self.table: dict[tuple[int, int, int], tuple[int, int, int, tuple[int, int] | None]] = {}
         self.nodes = 0
-        self.board: list[int] = []
-        self.code = 0
+        self.board = list(game.weights)
+        self.code = board_code(self.board)
+        self.free = _free_mask(game)
+        self.left, self.right = game.left, game.right
+        self.mine = _hand_mask(game.hands[game.to_move])
+        self.theirs = _hand_mask(game.hands[1 - game.to_move])
         self.root_best: tuple[int, tuple[int, int]] | None = None
         self.root_searched = 0
 
-    def _tick(self) -> None:
+    def place(self, move: tuple[int, int]) -> None:
+        weight, i = move
+        self.board[i] = weight
+        self.code += weight << (_BITS * i)
+        self.free ^= 1 << i
+        self.left += left_torque(weight, POSITIONS[i])
+        self.right += right_torque(weight, POSITIONS[i])
+        self.mine, self.theirs = self.theirs, self.mine ^ (1 << weight)
+
+    def unplace(self, move: tuple[int, int]) -> None:
+        weight, i = move
+        self.board[i] = 0
+        self.code -= weight << (_BITS * i)
+        self.free ^= 1 << i
+        self.left -= left_torque(weight, POSITIONS[i])
+        self.right -= right_torque(weight, POSITIONS[i])
+        self.mine, self.theirs = self.theirs ^ (1 << weight), self.mine
+
+    def moves(self) -> list[tuple[int, int]]:
+        """The mover's safe placements."""
+        found = []
+        for weight in _weights_of(self.mine):
+            spots = safe_positions(weight, self.left, self.right, self.free)
+            while spots:
+                bit = spots & -spots
+                spots ^= bit
+                found.append((weight, bit.bit_length() - 1))
+        return found
+
+    def order(self, moves: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Moves that leave the opponent the fewest safe placements first (a stable sort)."""
+
+        def replies(move: tuple[int, int]) -> int:
+            weight, i = move
+            return _mobility(
+                self.theirs,
+                self.left + left_torque(weight, POSITIONS[i]),
+                self.right + right_torque(weight, POSITIONS[i]),
+                self.free ^ (1 << i),
+            )
+
+        return sorted(moves, key=replies)
+
+    def evaluate(self) -> int:
+        """A guess at how good the position is for the mover, far below ``WIN``.
+
+        Three signs, weighed by how well they agreed with exact results of
+        positions four to six placements from the end (random and greedy play
+        at max weight 7):
+
+        - whether the mover would win a REMOVE phase beginning on this board
+          now (the REMOVE solver's verdict; only for boards of at most
+          ``_PARTIAL_BLOCKS`` blocks): the strongest sign;
+        - the mover's safe placements against the opponent's on this board;
+        - the centre of mass near the left support (small ``left``) favours
+          the mover.
+        """
+        left, right, free = self.left, self.right, self.free
+        own = _mobility(self.mine, left, right, free)
+        if not own:
+            return -WIN
+        score = 10 * (own - _mobility(self.theirs, left, right, free))
+        if _SIZE - free.bit_count() <= _PARTIAL_BLOCKS and self.remover.wins(
+            self.board, left, right
+        ):
+            score += 200
+        # left / mass, the centre of mass's distance from the left support: 0..2.
+        return score - 200 * left // (left - right)
+
+    def score(self, move: tuple[int, int], depth: int, alpha: int, beta: int) -> int:
+        """The mover's score for ``move``, searched ``depth - 1`` plies after it."""
+        self.place(move)
+        try:
+            if not self.mine and not self.theirs:  # the last placement: exact
+                return -WIN if self.remover.wins(self.board, self.left, self.right) else WIN
+            return -self.negamax(depth - 1, -beta, -alpha)
+        finally:
+            self.unplace(move)
+
+    def negamax(self, depth: int, alpha: int, beta: int) -> int:
         self.nodes += 1
         if (
             self.deadline is not None
@@ -291,78 +343,7 @@ class AddSearch:
             and time.perf_counter() > self.deadline
         ):
             raise SearchTimeout
-
-    def moves(self, free: int, left: int, right: int, mine: int) -> list[tuple[int, int]]:
-        """The mover's safe placements as ``(weight, index)``."""
-        found = []
-        for weight in _weights_of(mine):
-            spots = safe_positions(weight, left, right, free)
-            while spots:
-                bit = spots & -spots
-                spots ^= bit
-                found.append((weight, bit.bit_length() - 1))
-        return found
-
-    def score(
-        self,
-        move: tuple[int, int],
-        free: int,
-        left: int,
-        right: int,
-        mine: int,
-        theirs: int,
-        depth: int,
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """The mover's score after ``move``, searched ``depth - 1`` plies further."""
-        weight, i = move
-        position = POSITIONS[i]
-        left += left_torque(weight, position)
-        right += right_torque(weight, position)
-        mine ^= 1 << weight
-        self.board[i] = weight
-        self.code += weight << (_BITS * i)
-        try:
-            if not mine and not theirs:
-                return -WIN if self.remover.wins(self.board, left, right) else WIN
-            return -self.negamax(
-                free ^ (1 << i), left, right, theirs, mine, depth - 1, -beta, -alpha
-            )
-        finally:
-            self.board[i] = 0
-            self.code -= weight << (_BITS * i)
-
-    def order(
-        self, moves: list[tuple[int, int]], free: int, left: int, right: int, theirs: int
-    ) -> list[tuple[int, int]]:
-        """Moves that leave the opponent the fewest safe placements first."""
-
-        def replies(move: tuple[int, int]) -> int:
-            weight, i = move
-            position = POSITIONS[i]
-            return _mobility(
-                theirs,
-                left + left_torque(weight, position),
-                right + right_torque(weight, position),
-                free ^ (1 << i),
-            )
-
-        return sorted(moves, key=replies)
-
-    def negamax(
-        self,
-        free: int,
-        left: int,
-        right: int,
-        mine: int,
-        theirs: int,
-        depth: int,
-        alpha: int,
-        beta: int,
-    ) -> int:
-        self._tick()
-        key = (self.code, mine, theirs)
+        key = (self.code, self.mine, self.theirs)
         entry = self.table.get(key)
         hint = None
         if entry is not None:
@@ -374,18 +355,18 @@ class AddSearch:
             ):
                 return stored
         if depth <= 0:
-            return evaluate(self.board, left, right, free, mine, theirs, self.remover)
-        moves = self.moves(free, left, right, mine)
+            return self.evaluate()
+        moves = self.moves()
         if not moves:
             return -WIN
         if depth > 1:
-            moves = self.order(moves, free, left, right, theirs)
+            moves = self.order(moves)
         if hint in moves:
             moves.remove(hint)
             moves.insert(0, hint)
         start_alpha, best, best_move = alpha, -WIN - 1, moves[0]
         for move in moves:
-            value = self.score(move, free, left, right, mine, theirs, depth, alpha, beta)
+            value = self.score(move, depth, alpha, beta)
             if value > best:
                 best, best_move = value, move
                 if value > alpha:
@@ -398,25 +379,18 @@ class AddSearch:
         self.table[key] = (stored_depth, best, flag, best_move)
         return best
 
-    def root(
-        self, game: Game, moves: list[tuple[int, int]], depth: int
-    ) -> tuple[int, tuple[int, int]]:
+    def root(self, moves: list[tuple[int, int]], depth: int) -> tuple[int, tuple[int, int]]:
         """The best of ``moves`` (in the order given) searched ``depth`` plies, and its score.
 
         ``root_best`` holds the best move fully searched so far and
         ``root_searched`` how many moves were, for a caller whose deadline
         passes mid-way.
         """
-        free = _free_mask(game)
-        mine = _hand_mask(game.hands[game.to_move])
-        theirs = _hand_mask(game.hands[1 - game.to_move])
-        self.board = list(game.weights)
-        self.code = board_code(self.board)
         self.root_best = None
         self.root_searched = 0
-        alpha, beta = -WIN - 1, WIN + 1
+        alpha = -WIN - 1
         for move in moves:
-            value = self.score(move, free, game.left, game.right, mine, theirs, depth, alpha, beta)
+            value = self.score(move, depth, alpha, WIN + 1)
             self.root_searched += 1
             if value > alpha:
                 alpha = value
@@ -514,26 +488,20 @@ def _decide_add(
     if not safe:
         return Decision(rng.choice(game.legal_moves()), -WIN, exact=True)
     nodes_before = remover.nodes
-    search = AddSearch(remover, deadline)
+    search = AddSearch(remover, game, deadline)
     remover.deadline = deadline
     order = [(move.weight, move.position - LOW) for move in safe if isinstance(move, Add)]
     rng.shuffle(order)
     # Fewest safe replies for the opponent first: the move played if even the first
     # depth runs out of time.
-    order = search.order(
-        order,
-        _free_mask(game),
-        game.left,
-        game.right,
-        _hand_mask(game.hands[1 - game.to_move]),
-    )
+    order = search.order(order)
     remaining = len(game.hands[0]) + len(game.hands[1])
     limit = remaining if max_depth is None else min(max_depth, remaining)
     decision = Decision(safe[0])
     best: tuple[int | None, tuple[int, int]] = (None, order[0])
     for depth in range(1, limit + 1):
         try:
-            score, move = search.root(game, order, depth)
+            score, move = search.root(order, depth)
         except SearchTimeout:
             best = _after_timeout(search, order, best)
             break

@@ -148,7 +148,6 @@ class _Conversation:
         event: list[object] = []
         failed: list[ClientError] = []
         async with trio.open_nursery() as nursery:
-
             # A ClientError is kept and raised after the nursery, so the caller
             # sees the one line, not an exception group around it.
             async def think() -> None:

@@ -360,22 +360,22 @@ def play(first: Player, second: Player, max_weight: int = 7) -> int:
     return game.winner
 
 
-def solver_wins(opponent: Callable[[int], Player], games: int) -> tuple[int, int]:
-    """The solver's wins (depth 2, no clock) against ``opponent``, seat 0 then seat 1."""
-    as_first = sum(
-        play(Solver(f"s{i}", budget=None, max_depth=2), opponent(i)) == 0 for i in range(games)
-    )
-    as_second = sum(
-        play(opponent(i), Solver(f"s{i}", budget=None, max_depth=2)) == 1 for i in range(games)
-    )
+def solver_wins(opponent: Callable[[int], Player], games: int, depth: int) -> tuple[int, int]:
+    """The solver's wins (``depth`` plies, no clock) against ``opponent``: seat 0, seat 1."""
+
+    def solver(i: int) -> Solver:
+        return Solver(f"s{i}", budget=None, max_depth=depth)
+
+    as_first = sum(play(solver(i), opponent(i)) == 0 for i in range(games))
+    as_second = sum(play(opponent(i), solver(i)) == 1 for i in range(games))
     return as_first, as_second
 
 
 def test_solver_beats_random_in_both_seats() -> None:
-    as_first, as_second = solver_wins(RandomPlayer, 20)
+    as_first, as_second = solver_wins(RandomPlayer, 20, depth=1)
     assert as_first >= 17 and as_second >= 17  # 20 and 20 with these seeds
 
 
 def test_solver_beats_greedy() -> None:
-    as_first, as_second = solver_wins(Greedy, 10)
-    assert as_first + as_second >= 16  # 20 with these seeds
+    as_first, as_second = solver_wins(Greedy, 10, depth=2)
+    assert as_first + as_second >= 16  # 19 with these seeds
