@@ -15,14 +15,13 @@ budget spent, the opponent gone) reaches a person who is still typing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import trio
 
+from ring.client import ClientError, Conversation
 from ring.net import dial
-from ring.sansio import NEED_DATA
 from services.notipping import rules
 from services.notipping.protocol import (
     Begin,
@@ -37,12 +36,6 @@ from services.notipping.protocol import (
     Round,
     Win,
 )
-
-READ_SIZE = 4096
-
-
-class ClientError(Exception):
-    """The game could not be played to its end: one line for the user."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +159,7 @@ async def play_one_game(
         stream = await dial(host, port, timeout=timeout)
     except (OSError, trio.TooSlowError) as exc:
         raise ClientError(f"cannot reach the server at {host}:{port}: {exc}") from None
-    conversation = _Conversation(stream, protocol, timeout)
+    conversation = Conversation(stream, protocol, timeout, RemoteProtocolError)
     async with stream:
         await conversation.send(protocol.start())
         event = await conversation.next_event()
@@ -179,7 +172,7 @@ async def play_one_game(
         return await _play(conversation, agent, player)
 
 
-async def _play(conversation: _Conversation, agent: Agent, player: int) -> GameEnd:
+async def _play(conversation: Conversation[rules.Move], agent: Agent, player: int) -> GameEnd:
     protocol = conversation.protocol
     game: rules.Game | None = None
     game_number = 0
@@ -235,66 +228,3 @@ def _encode(protocol: ClientConnection, move: rules.Move) -> bytes:
     except LocalProtocolError as exc:
         raise ClientError(f"our player chose {move} out of turn: {exc}") from None
     raise ClientError(f"our player chose {move!r}, which is not a move")
-
-
-class _Conversation:
-    def __init__(self, stream: trio.SocketStream, protocol: ClientConnection, timeout: float):
-        self.stream = stream
-        self.protocol = protocol
-        self.timeout = timeout
-
-    async def send(self, data: bytes) -> None:
-        try:
-            with trio.fail_after(self.timeout):
-                await self.stream.send_all(data)
-        except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
-            raise ClientError("the server does not take our messages any more") from None
-
-    async def next_event(self) -> object:
-        with trio.move_on_after(self.timeout):
-            while True:
-                try:
-                    event = self.protocol.next_event()
-                except RemoteProtocolError as exc:
-                    raise ClientError(f"the server broke the protocol: {exc}") from None
-                if event is not NEED_DATA:
-                    return event
-                try:
-                    data = await self.stream.receive_some(READ_SIZE)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    data = b""
-                self.protocol.receive_data(data)
-        raise ClientError(f"the server said nothing for {self.timeout:g} s")
-
-    async def while_thinking(
-        self, thinking: Callable[[], Awaitable[rules.Move]]
-    ) -> tuple[object | None, rules.Move | None]:
-        """The agent's move, or (the server's event, None) if the server speaks first."""
-        move: list[rules.Move] = []
-        event: list[object] = []
-        failed: list[ClientError] = []
-        async with trio.open_nursery() as nursery:
-
-            async def think() -> None:
-                try:
-                    move.append(await thinking())
-                except ClientError as exc:  # a person quit
-                    failed.append(exc)
-                nursery.cancel_scope.cancel()
-
-            async def listen() -> None:
-                try:
-                    event.append(await self.next_event())
-                except ClientError as exc:
-                    failed.append(exc)
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(think)
-            nursery.start_soon(listen)
-        # While we think, the server only speaks to end the game: that wins a tie.
-        if event:
-            return event[0], None
-        # Raised here rather than in the tasks: the nursery would wrap it in an ExceptionGroup.
-        if failed:
-            raise failed[0]
-        return None, move[0]

@@ -11,14 +11,13 @@ reaches a person who is still typing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import trio
 
+from ring.client import ClientError, Conversation
 from ring.net import dial
-from ring.sansio import NEED_DATA
 from services.reversi.protocol import (
     Board,
     ClientConnection,
@@ -30,13 +29,8 @@ from services.reversi.protocol import (
 )
 from services.reversi.rules import BLACK, WHITE, Position
 
-READ_SIZE = 4096
 RESULT_WORDS = {1: "won", 0: "lost", 2: "tied"}
 COLOUR_WORDS = {BLACK: "black", WHITE: "white"}
-
-
-class ClientError(Exception):
-    """The game could not be played to its end: one line for the user."""
 
 
 class Agent(Protocol):
@@ -73,7 +67,7 @@ async def play_one_game(
     except (OSError, trio.TooSlowError) as exc:
         raise ClientError(f"cannot reach the server at {host}:{port}: {exc}") from None
     protocol = ClientConnection(name)
-    conversation = _Conversation(stream, protocol, timeout)
+    conversation = Conversation(stream, protocol, timeout, RemoteProtocolError)
     async with stream:
         await conversation.send(protocol.start())
         colour: int | None = None
@@ -109,66 +103,3 @@ async def play_one_game(
 def _after(position: Position, x: int, y: int) -> Position | None:
     sq = x * 8 + y
     return position.play(sq) if position.is_legal(sq) else None
-
-
-class _Conversation:
-    def __init__(self, stream: trio.SocketStream, protocol: ClientConnection, timeout: float):
-        self.stream = stream
-        self.protocol = protocol
-        self.timeout = timeout
-
-    async def send(self, data: bytes) -> None:
-        try:
-            with trio.fail_after(self.timeout):
-                await self.stream.send_all(data)
-        except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
-            raise ClientError("the server does not take our messages any more") from None
-
-    async def next_event(self) -> object:
-        with trio.move_on_after(self.timeout):
-            while True:
-                try:
-                    event = self.protocol.next_event()
-                except RemoteProtocolError as exc:
-                    raise ClientError(f"the server broke the protocol: {exc}") from None
-                if event is not NEED_DATA:
-                    return event
-                try:
-                    data = await self.stream.receive_some(READ_SIZE)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    data = b""
-                self.protocol.receive_data(data)
-        raise ClientError(f"the server said nothing for {self.timeout:g} s")
-
-    async def while_thinking(
-        self, thinking: Callable[[], Awaitable[tuple[int, int]]]
-    ) -> tuple[object | None, tuple[int, int] | None]:
-        """The agent's move, or (the server's event, None) if the server speaks first."""
-        move: list[tuple[int, int]] = []
-        event: list[object] = []
-        failed: list[ClientError] = []
-        async with trio.open_nursery() as nursery:
-            # A ClientError is kept and raised after the nursery, so the caller
-            # sees the one line, not an exception group around it.
-            async def think() -> None:
-                try:
-                    move.append(await thinking())
-                except ClientError as exc:
-                    failed.append(exc)
-                nursery.cancel_scope.cancel()
-
-            async def listen() -> None:
-                try:
-                    event.append(await self.next_event())
-                except ClientError as exc:
-                    failed.append(exc)
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(think)
-            nursery.start_soon(listen)
-        if failed:
-            raise failed[0]
-        # While we think, the server only speaks to end the game: that wins a tie.
-        if event:
-            return event[0], None
-        return None, move[0]
