@@ -18,7 +18,6 @@ game fails (then the figures cannot be trusted).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import random
 import statistics
@@ -95,25 +94,6 @@ async def _play(plan: GamePlan, address: tuple[str, int]) -> GameRecord:
     return record
 
 
-def _worker(address: tuple[str, int], plans: list[GamePlan]) -> list[GameRecord]:
-    async def all_games() -> list[GameRecord]:
-        return [await _play(plan, address) for plan in plans]
-
-    return trio.run(all_games)
-
-
-def play_all(servers: ServicePool, plans: list[GamePlan]) -> list[GameRecord]:
-    count = len(servers.addresses)
-    shares = [plans[i::count] for i in range(count)]
-    with concurrent.futures.ProcessPoolExecutor(count) as pool:
-        futures = [
-            pool.submit(_worker, address, share)
-            for address, share in zip(servers.addresses, shares, strict=True)
-            if share
-        ]
-        return [record for future in futures for record in future.result()]
-
-
 # -- strength --------------------------------------------------------------------------
 
 
@@ -136,7 +116,7 @@ def strength(
     for opponent in opponents:
         plans = [GamePlan(opponent, i % 2, i, seed) for i in range(games)]
         started = time.monotonic()
-        records = play_all(servers, plans)
+        records = servers.play(_play, plans)
         elapsed = time.monotonic() - started
         for record in records:
             if record.solver_won is None:

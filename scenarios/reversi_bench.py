@@ -30,7 +30,6 @@ fails (then the figures cannot be trusted).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import random
 import statistics
@@ -162,34 +161,12 @@ async def _play(plan: GamePlan, address: tuple[str, int]) -> GameRecord:
     return record
 
 
-def _worker(address: tuple[str, int], plans: list[GamePlan]) -> list[GameRecord]:
-    """A worker process: its plans' games one after another against its own server."""
-
-    async def all_games() -> list[GameRecord]:
-        return [await _play(plan, address) for plan in plans]
-
-    return trio.run(all_games)
-
-
 # -- servers ---------------------------------------------------------------------------
 
 
 def reversi_servers(count: int, seed: int) -> ServicePool:
     """One ``ring serve --reversi`` per worker, with transcripts, at the default move time."""
     return ServicePool("reversi", count, seed, ["--move-time", str(SERVER_MOVE_TIME)])
-
-
-def play_all(servers: ServicePool, plans: list[GamePlan]) -> list[GameRecord]:
-    """Every plan, split across the workers (one server each)."""
-    count = len(servers.addresses)
-    shares = [plans[i::count] for i in range(count)]
-    with concurrent.futures.ProcessPoolExecutor(count) as pool:
-        futures = [
-            pool.submit(_worker, address, share)
-            for address, share in zip(servers.addresses, shares, strict=True)
-            if share
-        ]
-        return [record for future in futures for record in future.result()]
 
 
 # -- part 1: the ladder --------------------------------------------------------------
@@ -247,7 +224,7 @@ def ladder(servers: ServicePool, games: int, seed: int, deep_budget: float) -> i
         ]
         started = time.monotonic()
         tally = PairTally(strong, weak)
-        for record in play_all(servers, plans):
+        for record in servers.play(_play, plans):
             tally.add(record)
         failed += tally.failed
         print(f"{tally.row()}   ({time.monotonic() - started:.0f} s)", flush=True)
@@ -282,7 +259,7 @@ def clock(servers: ServicePool, games: int, seed: int) -> int:
     )
     before = set(servers.transcripts())
     plans = [GamePlan("deep", "positional", i, seed + 1, None) for i in range(games)]
-    records = play_all(servers, plans)
+    records = servers.play(_play, plans)
     failed = sum(r.strong_result is None for r in records)
     transcripts = [p for p in servers.transcripts() if p not in before]
     names = {r.deep_name for r in records if r.deep_name}

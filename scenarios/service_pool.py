@@ -8,13 +8,30 @@ port of loopback) and stops them however the bench ends.
 
 from __future__ import annotations
 
+import concurrent.futures
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
+
+import trio
 
 from scenarios.processes import ChildProcess, ring_command
 
 START_TIMEOUT = 30.0
+
+Plan = TypeVar("Plan")
+Record = TypeVar("Record")
+PlayOne = Callable[[Plan, tuple[str, int]], Awaitable[Record]]
+
+
+def _play_in_order(play: PlayOne, address: tuple[str, int], plans: list[Plan]) -> list[Record]:
+    """A worker process: its plans' games one after another against its own server."""
+
+    async def all_games() -> list[Record]:
+        return [await play(plan, address) for plan in plans]
+
+    return trio.run(all_games)
 
 
 class ServicePool:
@@ -45,6 +62,21 @@ class ServicePool:
             raise RuntimeError(f"the {self.service} server did not start: {child.stderr[-3:]}")
         host, _, port = line.removeprefix(prefix).rpartition(":")
         self.addresses.append((host, int(port)))
+
+    def play(self, play: PlayOne, plans: Sequence[Plan]) -> list[Record]:
+        """Every plan, split across one worker process a server; ``play`` plays one game.
+
+        ``play`` must be a module-level function (the workers are processes).
+        """
+        count = len(self.addresses)
+        shares = [list(plans[i::count]) for i in range(count)]
+        with concurrent.futures.ProcessPoolExecutor(count) as pool:
+            futures = [
+                pool.submit(_play_in_order, play, address, share)
+                for address, share in zip(self.addresses, shares, strict=True)
+                if share
+            ]
+            return [record for future in futures for record in future.result()]
 
     def transcripts(self) -> list[Path]:
         return sorted(self.workdir.glob(f"server*/{self.service}/game-*.jsonl"))
