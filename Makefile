@@ -52,8 +52,8 @@ bench-notipping: setup
 oldclients-sweep: setup
 	$(BIN)/python tests/interop/student_rings.py --seeds 10
 
-# The built-in FishNet players beside candidate rules, in-process (~20 s): the
-# figures behind the ladder's open questions (docs/protocols/fishnet.md).
+# Each built-in FishNet player beside itself with one idea taken away,
+# in-process (~90 s): why the ladder's order holds (docs/protocols/fishnet.md).
 fishnet-study: setup
 	$(BIN)/python -m scenarios.fishnet_study
 

@@ -1,23 +1,23 @@
-"""Why the FishNet ladder's goals are not met: the players as specified beside candidate rules.
+"""What each built-in FishNet player's idea is worth: the ladder beside its ablations.
 
 The ladder (``scenarios.fishnet_ladder``) measures the four built-in players
-through the real server. This study asks the question its figures raise for
-whoever owns the players' definitions: would another rule for bob, or a
-stronger smarx, give a ladder that meets the goals? It plays the built-in
-players and two candidate players against each other in this process (no
-network: ``play_game`` tells each side exactly the lines the server would, so
-no player sees a hidden card), 2,000 seeded games a pair, first move
-alternating, and prints wins, ties and losses with 95 % Wilson intervals.
+through the real server. This study shows why the order holds: it plays
+each built-in player beside the same player with one idea taken away (or,
+for bob, the rule he had before), in this process (no network:
+``play_game`` tells each side exactly the lines the server would, so no
+player sees a hidden card), 10,000 seeded games a pair, first move
+alternating, and prints the score (ties half) and wins, ties and losses with
+95 % Wilson intervals.
 
-The candidates are not built-in players; they exist to be measured:
+The ablations are not built-in players; they exist to be measured:
 
-- ``bob-lacks``: bob's rule (the rank he holds most of) that also leaves out
-  every rank the opponent has said it lacks (his request missed, or he took
-  all its cards) until the opponent asks for that rank. That memory is
-  alice's second half, without her memory of what the opponent holds.
-- ``alice-most``: alice, but with no remembered rank to ask for she asks for
-  the rank she holds most of (not a random one) among those the opponent is
-  not known to lack.
+- ``old-bob``: bob before issue 14, the rank he holds most of, skipping only
+  the rank he has just missed on until the opponent fishes;
+- ``bob-most``: bob's list of ranks the opponent lacks, asking for the rank
+  he holds most of: alice without her memory of what the opponent holds;
+- ``alice-rand``: alice asking for a random rank (not her largest holding)
+  when she has no certain hit: alice before issue 14;
+- ``smarx-noend``: smarx without its endgame search.
 """
 
 from __future__ import annotations
@@ -40,65 +40,75 @@ from services.fishnet.players import (
 )
 from services.fishnet.rules import FishNetGame
 
-GAMES = 2000
+GAMES = 10_000
 SEED = 2024
-NAME_WIDTH = 10
+NAME_WIDTH = 11
 
 
-class BobLacks(Player):
-    """The rank it holds most of, among the ranks the opponent is not known to lack."""
+class OldBob(Player):
+    """The rank he holds most of, skipping the rank he just missed on until the opponent fishes."""
 
-    name = "bob-lacks"
+    name = "old-bob"
 
     def __init__(self, seed: Seed = None) -> None:
         super().__init__(seed)
-        self.lacked: set[int] = set()
+        self.missed: int | None = None
 
     def _decide(self) -> Decision:
-        ranks = [rank for rank in self.ranks_held if rank not in self.lacked]
+        ranks = [rank for rank in self.ranks_held if rank != self.missed]
         return Decision(self._most_held(ranks or self.ranks_held))
 
-    def _on_opponent_gave(self, rank: int, count: int) -> None:
-        self.lacked.add(rank)
-
     def _on_opponent_lacks(self, rank: int) -> None:
-        self.lacked.add(rank)
+        self.missed = rank
 
-    def _on_opponent_shows(self, rank: int) -> None:
-        self.lacked.discard(rank)
-
-    def _on_booked(self, rank: int) -> None:
-        self.lacked.discard(rank)
+    def _on_opponent_drew(self) -> None:
+        self.missed = None
 
 
-class AliceMost(Alice):
-    """Alice, asking for the rank she holds most of where she would ask at random."""
+class BobMost(Bob):
+    """Bob's list of ranks the opponent lacks; the rank he holds most of among the rest."""
 
-    name = "alice-most"
+    name = "bob-most"
+
+    def _decide(self) -> Decision:
+        return Decision(self._most_held(self._fresh()))
+
+
+class AliceRandom(Alice):
+    """Alice, asking for a random rank where she would ask for her largest holding."""
+
+    name = "alice-rand"
 
     def _decide(self) -> Decision:
         remembered = [rank for rank in self.ranks_held if rank in self.memory]
         if remembered:
             return Decision(self._most_held(remembered))
-        fresh = [rank for rank in self.ranks_held if rank not in self.lacked]
-        return Decision(self._most_held(fresh or self.ranks_held))
+        return Decision(self.rng.choice(self._fresh()))
+
+
+class SmarxNoEndgame(Smarx):
+    """Smarx without the endgame search."""
+
+    name = "smarx-noend"
+
+    def _endgame(self) -> Decision | None:
+        return None
 
 
 PLAYERS: dict[str, Callable[[Seed], Player]] = {
-    cls.name: cls for cls in (Spot, Bob, BobLacks, Alice, AliceMost, Smarx)
+    cls.name: cls for cls in (Spot, OldBob, Bob, BobMost, AliceRandom, Alice, SmarxNoEndgame, Smarx)
 }
 
-# (first, second): the question each pair answers is in the docs' study section.
+# (first, second): what each pair answers is in the docs' study section.
 PAIRS: tuple[tuple[str, str], ...] = (
+    ("old-bob", "spot"),
     ("bob", "spot"),
-    ("bob-lacks", "spot"),
-    ("alice", "spot"),
-    ("alice", "bob-lacks"),
-    ("alice-most", "bob-lacks"),
-    ("smarx", "spot"),
+    ("bob-most", "bob"),
+    ("alice", "bob-most"),
+    ("alice", "alice-rand"),
     ("smarx", "alice"),
-    ("smarx", "bob-lacks"),
-    ("smarx", "alice-most"),
+    ("smarx-noend", "alice"),
+    ("smarx", "smarx-noend"),
 )
 
 
@@ -121,8 +131,8 @@ def play_pair(first: str, second: str, games: int, seed: int) -> PairResult:
 
 def study(games: int, seed: int, pairs: Sequence[tuple[str, str]] = PAIRS) -> list[PairResult]:
     print(f"FishNet strength study: {games} games a pair in-process, seed {seed}")
-    heading = f"  {'pair':<{2 * NAME_WIDTH + 4}}{'wins':>5} {'ties':>5} {'losses':>5}  "
-    print(f"{heading}win rate [95% interval]    score (ties half) [95%]")
+    heading = f"  {'pair':<{2 * NAME_WIDTH + 3}}{'games':>6} {'wins':>5} {'ties':>5} {'losses':>5}"
+    print(f"{heading}  score (ties half) [95%]   win rate [95%]")
     results = []
     for first, second in pairs:
         started = time.monotonic()

@@ -271,45 +271,54 @@ class Spot(Player):
 
 
 class Bob(Player):
-    """Bob asks for the rank he holds most of, but not one he has just missed on.
+    """Bob asks for a random rank he holds, never one the opponent is known to lack.
 
-    He remembers nothing of the opponent except his own last miss: a rank the
-    opponent has just said it lacks is left out while the opponent has not
-    fished since (a fish might bring it one), unless it is the only rank Bob
-    holds. Among the rest he asks for the rank he holds most of, ties broken
-    at random, aiming at the hit that completes a book. He never passes. Even
-    so he is weaker than Spot: a rank he holds three of has only one card
-    left for the opponent to hold, so he misses far more often, and the cards
-    he fishes while hoarding give the opponent many ranks to hit.
+    He keeps one list: the ranks the opponent has said it lacks (his request
+    missed, or took every card of the rank), each until the opponent asks for
+    that rank itself (it fished one since) or a book of it is made. He picks at
+    random among the ranks he holds that are not on the list; when every rank
+    he holds is on it, at random among them all. He never passes. That one
+    memory is what lifts him above spot: spot keeps asking for ranks the
+    opponent has just said it lacks.
     """
 
     name = "bob"
 
     def __init__(self, seed: Seed = None) -> None:
         super().__init__(seed)
-        self.missed: int | None = None  # the opponent said it lacks this, and has not fished since
+        self.lacked: set[int] = set()  # ranks the opponent lacked when last seen
 
     def _decide(self) -> Decision:
-        ranks = [rank for rank in self.ranks_held if rank != self.missed]
-        return Decision(self._most_held(ranks or self.ranks_held))
+        return Decision(self.rng.choice(self._fresh()))
+
+    def _fresh(self) -> list[int]:
+        """The ranks I hold that the opponent has not said it lacks, else every rank I hold."""
+        fresh = [rank for rank in self.ranks_held if rank not in self.lacked]
+        return fresh or list(self.ranks_held)
 
     def _on_opponent_lacks(self, rank: int) -> None:
-        self.missed = rank
+        self.lacked.add(rank)
 
-    def _on_opponent_drew(self) -> None:
-        self.missed = None
+    def _on_opponent_gave(self, rank: int, count: int) -> None:
+        self.lacked.add(rank)
+
+    def _on_opponent_shows(self, rank: int) -> None:
+        self.lacked.discard(rank)
+
+    def _on_booked(self, rank: int) -> None:
+        self.lacked.discard(rank)
 
 
-class Alice(Player):
-    """Alice plays with the memory of the interactive Go Fish's computer players.
+class Alice(Bob):
+    """Alice has bob's list, remembers what the opponent holds, and asks for her largest holding.
 
-    She remembers each rank the opponent asked for (so holds, and took hers
-    of) until it hands those cards over or a book of the rank is made, and
-    each rank the opponent lacked (her request missed, or she took all its
-    cards) until it asks for that rank. On her turn she asks for a
-    remembered rank she holds, the one she holds most of, which cannot miss;
-    with none, for a random rank she holds that the opponent is not known to
-    have lacked; failing that, a random rank she holds. She never passes.
+    Beside bob's list of ranks the opponent lacks, she remembers each rank the
+    opponent is known to hold (it asked for the rank, or fished it and moved
+    again) until it hands those cards over or a book of the rank is made. On
+    her turn she asks for a remembered rank she holds, which cannot miss; with
+    none, for the rank she holds most of among those not on bob's list (ties at
+    random), aiming at the hit that completes a book; when every rank she holds
+    is on the list, the one she holds most of. She never passes.
     """
 
     name = "alice"
@@ -317,30 +326,30 @@ class Alice(Player):
     def __init__(self, seed: Seed = None) -> None:
         super().__init__(seed)
         self.memory: set[int] = set()  # ranks the opponent is known to hold
-        self.lacked: set[int] = set()  # ranks the opponent lacked when last seen
 
     def _decide(self) -> Decision:
         remembered = [rank for rank in self.ranks_held if rank in self.memory]
-        if remembered:
-            return Decision(self._most_held(remembered))
-        fresh = [rank for rank in self.ranks_held if rank not in self.lacked]
-        return Decision(self.rng.choice(fresh or self.ranks_held))
+        return Decision(self._most_held(remembered or self._fresh()))
 
     def _on_opponent_shows(self, rank: int) -> None:
+        super()._on_opponent_shows(rank)
+        self.memory.add(rank)
+
+    def _on_opponent_drew_rank(self, rank: int) -> None:
         self.memory.add(rank)
         self.lacked.discard(rank)
 
     def _on_opponent_gave(self, rank: int, count: int) -> None:
+        super()._on_opponent_gave(rank, count)
         self.memory.discard(rank)
-        self.lacked.add(rank)
 
     def _on_opponent_lacks(self, rank: int) -> None:
+        super()._on_opponent_lacks(rank)
         self.memory.discard(rank)
-        self.lacked.add(rank)
 
     def _on_booked(self, rank: int) -> None:
+        super()._on_booked(rank)
         self.memory.discard(rank)
-        self.lacked.discard(rank)
 
 
 # Smarx searches the rest of the game exactly once the deck is this small, and

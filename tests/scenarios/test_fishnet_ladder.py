@@ -22,21 +22,49 @@ def test_pairs_cover_every_pair_once_stronger_first() -> None:
     assert all(levels.index(strong) > levels.index(weak) for strong, weak in every)
 
 
-def test_goals_need_the_rate_and_an_interval_above_half() -> None:
+def test_a_step_needs_its_score_interval_above_half() -> None:
     close = PairResult("bob", "spot", wins=56, ties=0, losses=44)
-    assert close.win_rate >= 0.55 and not close.met()  # 100 games: interval reaches below 50 %
-    clear = PairResult("bob", "spot", wins=1200, ties=100, losses=700)
-    assert clear.met()
+    assert close.score > 0.5 and not close.met()  # 100 games: the interval reaches below 50 %
+    ties_count_half = PairResult("bob", "spot", wins=1000, ties=400, losses=600)
+    assert ties_count_half.score == 0.6 and ties_count_half.met()
+    not_a_step = PairResult("smarx", "bob", wins=10, ties=0, losses=90)
+    assert not_a_step.met() is None
     top = PairResult("smarx", "spot", wins=1300, ties=100, losses=600)
-    assert top.goal() == 0.70 and not top.met()
+    assert top.score == pytest.approx(0.675) and not top.met()  # the 72 % target
+    assert PairResult("smarx", "spot", wins=1400, ties=100, losses=500).met()
+
+
+def results(scores: dict[tuple[str, str], float]) -> list[PairResult]:
+    return [
+        PairResult(
+            strong,
+            weak,
+            wins=round(1000 * scores[strong, weak]),
+            losses=1000 - round(1000 * scores[strong, weak]),
+        )
+        for strong, weak in pairs()
+    ]
+
+
+def test_the_top_player_must_beat_every_opponent_by_more_than_the_others_do() -> None:
+    scores = {
+        ("bob", "spot"): 0.63, ("alice", "bob"): 0.54, ("smarx", "alice"): 0.52,
+        ("alice", "spot"): 0.64, ("smarx", "bob"): 0.56, ("smarx", "spot"): 0.66,
+    }  # fmt: skip
+    assert fishnet_ladder.top_is_above_every_other(results(scores)) == []
+    scores["alice", "spot"] = 0.67  # alice above smarx against spot
+    assert fishnet_ladder.top_is_above_every_other(results(scores)) == ["alice v spot"]
+    scores["smarx", "alice"] = 0.45  # and bob does better against alice than smarx
+    shortfalls = fishnet_ladder.top_is_above_every_other(results(scores))
+    assert shortfalls == ["alice v spot", "bob v alice"]
 
 
 def test_a_short_ladder_through_real_servers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert fishnet_ladder.ladder(games=8, seed=3) == 0
+    assert fishnet_ladder.ladder(games=8, seed=3, max_games=16) == 0
     out = capsys.readouterr().out
-    rows = [line for line in out.splitlines() if " v " in line]
+    rows = [line for line in out.splitlines() if line.endswith(" s)")]
     assert len(rows) == 6
     for row in rows:
-        wins, ties, losses = (int(word) for word in row.split()[3:6])
-        assert wins + ties + losses == 8
+        games, wins, ties, losses = (int(word) for word in row.split()[3:7])
+        assert wins + ties + losses == games and games in (8, 16)
     assert "failed games: 0" in out
