@@ -26,6 +26,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from ring import console
+
 SERVICE_GROUP = "cardring.services"
 COMMAND_GROUP = "cardring.commands"
 
@@ -48,7 +50,7 @@ class ServeSettings:
     advertise: bool | None  # None: advertise when reachable from the LAN
     mdns_interface: str | None
     options: argparse.Namespace  # every option of ``ring serve``, this service's own among them
-    say: Callable[[str], None] = print  # one line for the operator (stdout)
+    say: Callable[[str], None] = console.say  # a line for the operator; stdout may go away
 
 
 @dataclass(frozen=True)

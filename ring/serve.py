@@ -20,6 +20,7 @@ from pathlib import Path
 import trio
 
 from ring import cliargs
+from ring.console import say
 from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
 from ring.shutdown import raise_on_stop_signals, stop_code
 
@@ -140,7 +141,7 @@ def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
             addresses = await nursery.start(serve_all, chosen)
             for name, (host, port) in addresses.items():
                 # Scripts read these first lines to learn the ports.
-                print(f"{name} listening on {host}:{port}", flush=True)
+                say(f"{name} listening on {host}:{port}")
             print(f"ring serve seed {seed} (replay with --seed {seed})", file=sys.stderr)
 
     try:
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
     except BaseException as exc:
         code = stop_code(exc)
         if code is not None:
-            print("ring serve stopped", flush=True)
+            say("ring serve stopped")
             return code
         failure = found_in(exc, ServiceError)
         if failure is not None:

@@ -12,6 +12,7 @@ import functools
 import json
 import signal
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +27,9 @@ from ring.net import serve
 from ring.registry import ServeSettings, Service, declared_services
 from ring.serve import chosen_services, serve_all, settings_for
 from scenarios.processes import ChildProcess
+from services.fishnet.client import BotAgent
+from services.fishnet.conversation import play_one_game
+from services.fishnet.players import make_player
 
 RING = [sys.executable, "-m", "ring"]
 WAIT = 20.0
@@ -175,3 +179,33 @@ def test_ring_serve_runs_both_tables_and_a_stop_tells_the_games(
         assert game[0]["seed"] == 9  # the first game of the table has the shared seed
     finally:
         child.kill()
+
+
+def test_ring_serve_keeps_serving_when_its_stdout_goes_away(tmp_path: Path) -> None:
+    # `ring serve | head -1`: the reader of stdout leaves after the first line.
+    # Each finished game then writes its report line into a broken pipe.
+    server = subprocess.Popen(
+        [*RING, "serve", "--fishnet", "0", "--seed", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None and server.stderr is not None
+        address = _address(server.stdout.readline().decode().strip(), "fishnet")
+        server.stdout.close()
+
+        async def two_games() -> list[str]:
+            ends = []
+            for game in range(2):
+                agent = BotAgent(make_player("alice", game))
+                end = await play_one_game(address, f"ann{game}", "spot", agent, timeout=WAIT)
+                ends.append(end.result.name)
+            return ends
+
+        assert len(trio.run(two_games)) == 2  # both games ended; the server outlived its stdout
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(WAIT) == 143
+        errors = server.stderr.read().decode()
+        assert "Traceback" not in errors and "internal error" not in errors, errors
+    finally:
+        server.kill()
+        server.wait(WAIT)
