@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from ring import cliargs
+from ring.net import DEFAULT_MAX_PER_ADDRESS
 from ring.registry import Command, Service, declared_commands, declared_services
 
 
@@ -88,10 +89,17 @@ def _add_peer(commands: argparse._SubParsersAction) -> None:
     peer.add_argument("--timeout", dest="timeout", type=cliargs.seconds, help=argparse.SUPPRESS)
     peer.add_argument(
         "--max-connections",
-        type=int,
+        type=cliargs.positive,
         default=64,
         metavar="N",
         help="inbound connections open at once (idle ones are evicted first)",
+    )
+    peer.add_argument(
+        "--max-per-address",
+        type=cliargs.count,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        metavar="N",
+        help="inbound " + cliargs.MAX_PER_ADDRESS_HELP,
     )
     peer.add_argument(
         "--first-message-timeout",

@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 
 MDNS_INTERFACE_HELP = "the one interface address to use mDNS on; 0.0.0.0: all"
+MAX_PER_ADDRESS_HELP = (
+    "connections open at once from one address, loopback excepted "
+    "(default %(default)s; 0: no limit)"
+)
 
 
 def address(text: str) -> tuple[str, int]:
@@ -55,4 +59,11 @@ def port(text: str) -> int:
 def positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return int(text)
+
+
+def count(text: str) -> int:
+    """A whole number, 0 included (where 0 turns a limit off)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number (0 or more), got {text!r}")
     return int(text)

@@ -3,21 +3,44 @@
 from __future__ import annotations
 
 import contextvars
+import enum
 import ipaddress
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import trio
 
-from ring.transport import plain_ip
+from ring.transport import SEND_FAILED, plain_ip
+
+DEFAULT_MAX_CONNECTIONS = 256
+# A student testing a ring of 8 peers from one machine holds 8 table
+# connections; twice that leaves room for status pollers and reconnects.
+DEFAULT_MAX_PER_ADDRESS = 16
+# A refusal hook may wait this long for the newcomer's first message, so that
+# its answer is not lost to the reset a late request into a closed socket draws.
+REFUSAL_READ_TIMEOUT = 1.0
+REFUSAL_TIMEOUT = 2.0  # the whole refusal, shielded: the read and the answer
+# Refusals under way at once; beyond them a refused newcomer is closed at once,
+# so a flood of connections cannot hold a descriptor each while it is refused.
+MAX_REFUSING = 32
+
+
+class Refusal(enum.Enum):
+    """Which cap a newcomer met; the value says it in words."""
+
+    SERVER_FULL = "server full"
+    ADDRESS_FULL = "too many connections from your address"
+
 
 Handler = Callable[[trio.SocketStream], Awaitable[None]]
+Refuse = Callable[[trio.SocketStream, Refusal], Awaitable[None]]
 
 
 class _Slot:
-    """One accepted connection, as ``serve`` counts it against its cap."""
+    """One accepted connection, as ``serve`` counts it against its caps."""
 
-    def __init__(self) -> None:
+    def __init__(self, address: str | None) -> None:
+        self.address = address
         self.established = False
         self.scope = trio.CancelScope()
 
@@ -47,36 +70,73 @@ async def serve(
     host: str,
     port: int,
     *,
-    max_connections: int = 256,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    max_per_address: int | None = None,
+    exempt_loopback: bool = True,
+    refuse: Refuse | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Accept connections on host:port (0 picks a free port) until cancelled.
 
     ``await nursery.start(serve, ...)`` returns the bound (host, port) once
-    the socket listens. At most ``max_connections`` are open at once. When a
-    new connection arrives at the cap, the oldest connection that has not yet
-    proved itself (``mark_established``) is closed to make room; if every
-    open connection is established, the newcomer is closed at once. So a
-    flood of idle connections cannot lock players out, and can never cut off
-    a player who has already spoken.
+    the socket listens. At most ``max_connections`` are open at once, and at
+    most ``max_per_address`` from one address (None or 0: no such cap;
+    loopback addresses are exempt unless ``exempt_loopback`` is False, since
+    benches and scenarios run every client from 127.0.0.1). A newcomer at a
+    cap makes room by closing the oldest connection that has not yet proved
+    itself (``mark_established``): of its own address at the per-address
+    cap, of any address at the global one. If there is none, the newcomer is
+    refused: ``refuse(stream, why)`` may tell it in its protocol's words
+    (in its own task, at most ``REFUSAL_TIMEOUT``, shielded), then it is
+    closed. So a flood of idle connections cannot lock players out, one
+    address cannot take every place, and no player who has spoken is cut off.
     """
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound_host, bound_port = listeners[0].socket.getsockname()[:2]
     # Open connections, oldest first (a dict keeps insertion order).
     slots: dict[_Slot, None] = {}
+    refusing = 0
+
+    def evict_first_unproven(among: list[_Slot]) -> bool:
+        victim = next((slot for slot in among if not slot.established), None)
+        if victim is None:
+            return False
+        # Its task closes its stream as it unwinds; the place is ours now.
+        del slots[victim]
+        victim.scope.cancel()
+        return True
+
+    def make_room(address: str | None) -> Refusal | None:
+        exempt = address is None or (exempt_loopback and _is_loopback(address))
+        if max_per_address and not exempt:
+            mine = [slot for slot in slots if slot.address == address]
+            if len(mine) >= max_per_address and not evict_first_unproven(mine):
+                return Refusal.ADDRESS_FULL
+        if len(slots) >= max_connections and not evict_first_unproven(list(slots)):
+            return Refusal.SERVER_FULL
+        return None
+
+    async def refused(stream: trio.SocketStream, why: Refusal) -> None:
+        nonlocal refusing
+        if refuse is not None and refusing < MAX_REFUSING:
+            refusing += 1
+            try:
+                with trio.move_on_after(REFUSAL_TIMEOUT) as scope:
+                    scope.shield = True
+                    await refuse(stream, why)
+            except (*SEND_FAILED, OSError):
+                pass  # it left first: nothing more to tell it
+            finally:
+                refusing -= 1
+        await _close(stream)
 
     async def capped(stream: trio.SocketStream) -> None:
-        if len(slots) >= max_connections:
-            victim = next((slot for slot in slots if not slot.established), None)
-            if victim is None:
-                with trio.move_on_after(1) as scope:
-                    scope.shield = True
-                    await stream.aclose()
-                return
-            # Its task closes its stream as it unwinds; the place is ours now.
-            del slots[victim]
-            victim.scope.cancel()
-        slot = _Slot()
+        address = _peer_ip(stream)
+        why = make_room(address)
+        if why is not None:
+            await refused(stream, why)
+            return
+        slot = _Slot(address)
         slots[slot] = None
         _current_slot.set(slot)
         try:
@@ -84,14 +144,41 @@ async def serve(
                 await handler(stream)
         finally:
             slots.pop(slot, None)
-            with trio.move_on_after(1) as scope:
-                scope.shield = True
-                await stream.aclose()
+            await _close(stream)
 
     async with trio.open_nursery() as nursery:
         for listener in listeners:
             nursery.start_soon(trio.serve_listeners, capped, [listener])
         task_status.started((plain_ip(bound_host), bound_port))
+
+
+def _peer_ip(stream: trio.SocketStream) -> str | None:
+    try:
+        return plain_ip(stream.socket.getpeername()[0])
+    except OSError:  # reset before we looked: it cannot be counted, nor served
+        return None
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+async def _close(stream: trio.SocketStream) -> None:
+    with trio.move_on_after(1) as scope:
+        scope.shield = True
+        await stream.aclose()
+
+
+async def answer_once(stream: trio.SocketStream, data: bytes) -> None:
+    """A refusal for a line protocol: wait briefly for the newcomer's first bytes, then send
+    ``data``. Reading first means its request does not reach a closed socket, whose reset
+    may destroy ``data`` unread (Windows drops received data on a reset)."""
+    with trio.move_on_after(REFUSAL_READ_TIMEOUT):
+        await stream.receive_some(4096)
+    await stream.send_all(data)
 
 
 class CannotListen(Exception):
@@ -107,8 +194,12 @@ async def serving(
     max_connections: int,
     on_stop: Callable[[], Awaitable[object]],
     stop_timeout: float,
+    max_per_address: int | None = None,
+    exempt_loopback: bool = True,
+    refuse: Refuse | None = None,
 ) -> AsyncIterator[tuple[str, int]]:
-    """Serve (as ``serve``) while the body runs; yields the bound (host, port).
+    """Serve (as ``serve``, with its caps and refusal) while the body runs; yields the bound
+    (host, port).
 
     However the body ends (returning, or cancelled by Ctrl-C or SIGTERM), the
     connections stay open while ``on_stop`` tells the games under way (at most
@@ -122,7 +213,14 @@ async def serving(
     async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
         with connections:
             await serve(
-                handler, host, port, max_connections=max_connections, task_status=task_status
+                handler,
+                host,
+                port,
+                max_connections=max_connections,
+                max_per_address=max_per_address,
+                exempt_loopback=exempt_loopback,
+                refuse=refuse,
+                task_status=task_status,
             )
 
     async with trio.open_nursery() as nursery:

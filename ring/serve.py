@@ -21,6 +21,7 @@ import trio
 
 from ring import cliargs
 from ring.console import say
+from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, MAX_REFUSING
 from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
 from ring.shutdown import raise_on_stop_signals, stop_code
 
@@ -73,7 +74,15 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
         "--max-connections",
         type=cliargs.positive,
         metavar="N",
-        help="connections open at once, per service (default: the service's own)",
+        help=f"connections open at once, per service (default {DEFAULT_MAX_CONNECTIONS})",
+    )
+    shared.add_argument(
+        "--max-per-address",
+        type=cliargs.count,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        metavar="N",
+        help="connections open at once from one address, per service, loopback excepted "
+        "(default %(default)s; 0: no limit)",
     )
     shared.add_argument(
         "--advertise",
@@ -129,11 +138,47 @@ async def serve_all(
         task_status.started(addresses)
 
 
+def files_needed(args: argparse.Namespace, services: int) -> int:
+    """Descriptors the connection caps may hold at once: per connection a socket and,
+    at worst, a game's transcript; refusals under way; listeners and mDNS; the process's own."""
+    connections = args.max_connections or DEFAULT_MAX_CONNECTIONS
+    return services * (2 * connections + MAX_REFUSING + 8) + 64
+
+
+def raise_file_limit(need: int) -> str | None:
+    """Raise the soft open-file limit to ``need`` if the hard limit allows; else the line to say.
+
+    Past the limit, accept fails with EMFILE: newcomers wait unanswered and the
+    server logs a retry every 0.1 s, which looks like a hang to the class.
+    """
+    try:
+        import resource
+    except ImportError:  # no such limit outside Unix
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return None
+    target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        target = soft
+    if target >= need:
+        return None
+    return (
+        f"ring serve: the open-file limit is {target} (hard limit {hard}), but the "
+        f"connection caps may need {need}: raise it (ulimit -n) or lower --max-connections"
+    )
+
+
 def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
     """``ring serve``: runs until Ctrl-C (130) or SIGTERM (143); 2 if a service cannot start."""
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
     chosen = [(service, settings_for(args, service, seed)) for service in chosen_services(
         args, services)]  # fmt: skip
+    short = raise_file_limit(files_needed(args, len(chosen)))
+    if short is not None:
+        print(short, file=sys.stderr)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

@@ -48,19 +48,44 @@ class Connection:
             return None
         return plain_ip(host), port
 
-    async def send(self, message: Any, *, timeout: float | None = None) -> None:
-        """Encode and write one message; ``trio.TooSlowError`` past the timeout."""
+    async def send(
+        self,
+        message: Any,
+        *,
+        timeout: float | None = None,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Encode and write one message; ``trio.TooSlowError`` past the timeout.
+
+        Under ``nursery.start`` it is started once the observer has seen the
+        message, before the write: a server that sends one notice to many
+        clients starts each send in turn, so its transcript lists them in a
+        fixed order, while a client that does not read holds up no other.
+        """
+        queued = self._send_lock.locked()
+        if queued:
+            # Behind a write that may take its whole timeout: the caller's
+            # order cannot hold here anyway, so do not make it wait.
+            task_status.started()
         async with self._send_lock:
             data = self.protocol.send(message)
             if self.observer is not None:
                 self.observer("out", message)
+            if not queued:
+                task_status.started()
             with trio.fail_after(self.timeout if timeout is None else timeout):
                 await self.stream.send_all(data)
 
-    async def send_or_close(self, message: Any, *, timeout: float | None = None) -> bool:
+    async def send_or_close(
+        self,
+        message: Any,
+        *,
+        timeout: float | None = None,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> bool:
         """Send; if the other side cannot take it (gone, or too slow), close and return False."""
         try:
-            await self.send(message, timeout=timeout)
+            await self.send(message, timeout=timeout, task_status=task_status)
         except SEND_FAILED:
             await self.aclose()
             return False

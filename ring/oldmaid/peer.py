@@ -28,7 +28,7 @@ from typing import Any
 import trio
 
 from ring.events import EventLog
-from ring.net import dial, mark_established, serve
+from ring.net import DEFAULT_MAX_PER_ADDRESS, dial, mark_established, serve
 from ring.oldmaid.cards import Card
 from ring.oldmaid.hand import Hand, seats_after
 from ring.oldmaid.messages import (
@@ -115,6 +115,10 @@ class PeerConfig:
     # evicts the oldest that has not yet sent a valid message), and one that
     # sends nothing valid within first_message_timeout is closed.
     max_connections: int = 64
+    # From one address, loopback excepted. A newcomer refused at a cap is closed
+    # without a word: the dialler asks once more on a fresh connection (_ask).
+    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS
+    exempt_loopback: bool = True  # tests turn it off to meet the cap from 127.0.0.1
     first_message_timeout: float = 10.0
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id
@@ -501,6 +505,8 @@ class Peer:
                 host,
                 port,
                 max_connections=self.config.max_connections,
+                max_per_address=self.config.max_per_address,
+                exempt_loopback=self.config.exempt_loopback,
                 task_status=task_status,
             )
         except OSError as exc:
@@ -509,13 +515,17 @@ class Peer:
     async def _serve_right(self, stream: trio.SocketStream) -> None:
         link = Connection(stream, Link(Role.PICKER), timeout=self.config.timeout)
         established = False
+        # From connect: invalid messages do not buy a stray more time.
+        first_deadline = trio.current_time() + self.config.first_message_timeout
         try:
             while True:
                 # Until it has sent something valid, a connection may be a
                 # stray or part of a flood: it gets a short wait, and
                 # ring.net.serve may evict it to make room at the cap.
                 wait = (
-                    self.config.idle_timeout if established else self.config.first_message_timeout
+                    self.config.idle_timeout
+                    if established
+                    else max(0.0, first_deadline - trio.current_time())
                 )
                 try:
                     event = await link.receive(timeout=wait)
@@ -796,6 +806,7 @@ def config_from_args(args: argparse.Namespace) -> PeerConfig:
         linger=args.linger,
         stall_timeout=getattr(args, "stall_timeout", 3.0),
         max_connections=getattr(args, "max_connections", 64),
+        max_per_address=getattr(args, "max_per_address", DEFAULT_MAX_PER_ADDRESS),
         first_message_timeout=getattr(args, "first_message_timeout", 10.0),
         table_name=getattr(args, "table_name", None),
         mdns_interface=getattr(args, "mdns_interface", None),

@@ -45,7 +45,15 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.events import EventLog
-from ring.net import CannotListen, mark_established, serving, wants_mdns
+from ring.net import (
+    DEFAULT_MAX_PER_ADDRESS,
+    CannotListen,
+    Refusal,
+    answer_once,
+    mark_established,
+    serving,
+    wants_mdns,
+)
 from ring.sansio import Closed, Invalid
 from ring.transport import Connection
 from services.fishnet.players import COMPUTER_PLAYERS, Player, make_player
@@ -97,6 +105,8 @@ class ServerConfig:
     send_timeout: float = 10.0
     max_moves: int = 1000
     max_connections: int = 256
+    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
+    exempt_loopback: bool = True  # tests turn it off to meet that cap from 127.0.0.1
     # Clients of one host waiting for a named opponent at once: a client stuck
     # in a reconnect loop must not fill the server for the whole class.
     max_waiting_per_host: int = 32
@@ -494,9 +504,12 @@ class FishNetServer:
         return game
 
     async def _await_play(self, client: _Client) -> Play | None:
+        # One deadline from connect: a bad line every minute must not keep a
+        # connection that never plays open for ever.
+        deadline = trio.current_time() + self.config.idle_timeout
         while True:
             try:
-                event = await client.conn.receive(timeout=self.config.idle_timeout)
+                event = await client.conn.receive(timeout=max(0.0, deadline - trio.current_time()))
             except trio.TooSlowError:
                 await self._send(client, Error("idle_timeout"))
                 return None
@@ -583,6 +596,12 @@ class FishNetServer:
 # -- entry points --------------------------------------------------------------------
 
 
+async def _refuse(stream: trio.SocketStream, why: Refusal) -> None:
+    """A newcomer the server cannot take: ``error server_full`` or
+    ``error too_many_connections_from_your_address`` (then ``ring.net`` closes it)."""
+    await answer_once(stream, encode(Error(why.value.replace(" ", "_"))))
+
+
 async def serve_fishnet(
     config: ServerConfig,
     *,
@@ -611,6 +630,9 @@ async def serve_fishnet(
             max_connections=config.max_connections,
             on_stop=server.shut_down,
             stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
+            max_per_address=config.max_per_address,
+            exempt_loopback=config.exempt_loopback,
+            refuse=_refuse,
         )
         try:
             async with listening as (host, port):

@@ -67,6 +67,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         move_timeout=options.move_timeout,
         max_moves=options.max_moves,
         max_connections=options.max_connections or 256,
+        max_per_address=options.max_per_address,
         max_waiting_per_host=options.max_waiting_per_host,
         advertise=settings.advertise,
         mdns_interface=settings.mdns_interface,

@@ -42,7 +42,15 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.net import CannotListen, mark_established, serving, wants_mdns
+from ring.net import (
+    DEFAULT_MAX_PER_ADDRESS,
+    CannotListen,
+    Refusal,
+    answer_once,
+    mark_established,
+    serving,
+    wants_mdns,
+)
 from services.notipping import protocol as wire
 from services.notipping.match import TIMED_OUT, GameReport, Match, Seat, describe
 from services.notipping.protocol import MAX_MESSAGE
@@ -71,6 +79,8 @@ class NoTippingConfig:
     idle_timeout: float = 120.0  # to ask for a seat
     wait_timeout: float = 600.0  # for an opponent to come (and for one move, budget off)
     max_connections: int = 256
+    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
+    exempt_loopback: bool = True  # tests turn it off to meet that cap from 127.0.0.1
     send_timeout: float = 10.0
     advertise: bool | None = None  # None: only when not on a loopback address
     mdns_interface: str | None = None
@@ -251,6 +261,13 @@ def _log_line(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+async def _refuse(stream: trio.SocketStream, why: Refusal) -> None:
+    """A newcomer the server cannot take gets the protocol's one refusal, ``DENIED;``
+    (then ``ring.net`` closes it)."""
+    _log_line(f"notipping: {_peer_of(stream)}: denied, closing: {why.value}")
+    await answer_once(stream, wire.encode(wire.Denied()))
+
+
 async def serve_notipping(
     config: NoTippingConfig,
     *,
@@ -275,6 +292,9 @@ async def serve_notipping(
             max_connections=config.max_connections,
             on_stop=server.shut_down,
             stop_timeout=SHUTDOWN_TIMEOUT,
+            max_per_address=config.max_per_address,
+            exempt_loopback=config.exempt_loopback,
+            refuse=_refuse,
         )
         try:
             async with listening as address:

@@ -58,6 +58,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         idle_timeout=options.idle_timeout,
         wait_timeout=options.wait_timeout,
         max_connections=options.max_connections or 256,
+        max_per_address=options.max_per_address,
         advertise=settings.advertise,
         mdns_interface=settings.mdns_interface,
         mdns_name=options.name or "notipping",

@@ -14,6 +14,7 @@ import sys
 import trio
 
 from ring import cliargs
+from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 from ring.registry import Command, ServeSettings, Service, as_service_error
 
 DEFAULT_PORT = 9898
@@ -44,6 +45,14 @@ def _add_game_options(group: argparse._ActionsContainer) -> None:
         help="once all players but one are out, how long to wait for pairs never discarded "
         "before ending the game without them",
     )
+    group.add_argument(
+        "--turn-timeout",
+        type=cliargs.seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="abort a game in which nothing moves (no draw, discard or player out) for this "
+        "long (default 300, above ring peer's 120 s idle timeout; 0: no limit)",
+    )
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
@@ -59,9 +68,12 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         transcripts=settings.transcripts,
         games=None,
         idle_timeout=options.idle_timeout,
+        wait_timeout=options.wait_timeout,
+        turn_timeout=options.turn_timeout,
         linger=options.linger,
         last_pair_grace=options.last_pair_grace,
-        max_connections=options.max_connections or 64,
+        max_connections=options.max_connections or DEFAULT_MAX_CONNECTIONS,
+        max_per_address=options.max_per_address,
         advertise=settings.advertise,
         mdns_interface=settings.mdns_interface,
         mdns_name=options.name or "table",
@@ -90,9 +102,30 @@ def _add_table_arguments(table: argparse.ArgumentParser) -> None:
         type=cliargs.seconds,
         default=120.0,
         metavar="SECONDS",
-        help="close a connection that sends nothing for this long (players excepted mid-game)",
+        help="close a connection that has not joined this long after it connected",
     )
-    table.add_argument("--max-connections", type=int, default=64, metavar="N")
+    table.add_argument(
+        "--wait-timeout",
+        type=cliargs.seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="answer a join with an error, freeing its seat, if its game has not started "
+        "this long after it (default 600)",
+    )
+    table.add_argument(
+        "--max-connections",
+        type=cliargs.positive,
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help=f"connections open at once (default {DEFAULT_MAX_CONNECTIONS})",
+    )
+    table.add_argument(
+        "--max-per-address",
+        type=cliargs.count,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        metavar="N",
+        help=cliargs.MAX_PER_ADDRESS_HELP,
+    )
     table.add_argument(
         "--advertise",
         action=argparse.BooleanOptionalAction,

@@ -37,7 +37,16 @@ import msgspec
 import trio
 
 from ring.framing import DEFAULT_MAX_MESSAGE
-from ring.net import CannotListen, mark_established, serving, wants_mdns
+from ring.net import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_PER_ADDRESS,
+    REFUSAL_READ_TIMEOUT,
+    CannotListen,
+    Refusal,
+    mark_established,
+    serving,
+    wants_mdns,
+)
 from ring.oldmaid.messages import (
     Join,
     Reply,
@@ -85,12 +94,22 @@ class TableConfig:
     transcript: str | Path | None = None  # one file for every game
     transcripts: str | Path | None = None  # a folder: one file per game
     games: int | None = 1  # how many games to play before returning; None: until cancelled
-    idle_timeout: float = 120.0
+    idle_timeout: float = 120.0  # from connect, for a connection that has not joined
+    # A joined player whose game has not started this long after its join gets
+    # an error reply to it, and its seat is free again; None: it waits for ever.
+    wait_timeout: float | None = 600.0
+    # A game in which nothing moves (no draw, discard or player out) this long
+    # is aborted; 0: no limit. Above ring peer's 120 s idle timeout, so that
+    # the players' own timeouts, which know more, always speak first.
+    turn_timeout: float = 300.0
     linger: float = 10.0
     # Once every player but one is out, how long to wait for pairs still
     # undiscarded before ending the game without them (WIRE.md).
     last_pair_grace: float = 2.0
-    max_connections: int = 64
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
+    # Tests turn it off to meet the per-address cap from 127.0.0.1.
+    exempt_loopback: bool = True
     send_timeout: float = 10.0
     max_message: int = DEFAULT_MAX_MESSAGE
     # mDNS: None advertises only when listening on a non-loopback address.
@@ -118,9 +137,12 @@ class TableConfig:
             transcripts=getattr(args, "transcripts", None),
             games=getattr(args, "games", 1),
             idle_timeout=args.idle_timeout,
+            wait_timeout=getattr(args, "wait_timeout", 600.0),
+            turn_timeout=getattr(args, "turn_timeout", 300.0),
             linger=args.linger,
             last_pair_grace=getattr(args, "last_pair_grace", 2.0),
             max_connections=args.max_connections,
+            max_per_address=getattr(args, "max_per_address", DEFAULT_MAX_PER_ADDRESS),
             advertise=getattr(args, "advertise", None),
             mdns_interface=getattr(args, "mdns_interface", None),
             mdns_name=getattr(args, "name", None) or "table",
@@ -172,6 +194,7 @@ class TableServer:
             start_after=config.start_after,
             last_pair_grace=config.last_pair_grace,
             on_change=self._game_changed,
+            turn_timeout=config.turn_timeout,
         )
         if self._shared_transcript is None or number == 1:
             host, port = self.address
@@ -234,16 +257,22 @@ class TableServer:
             await client.game.announce_end()
 
     async def _converse(self, client: Client) -> None:
+        # From connect, not from the last message: a connection that sends
+        # only bad requests, or only status, must not hold its slot for ever.
+        idle_deadline = trio.current_time() + self.config.idle_timeout
         while True:
-            # Players wait on the game, not the other way round, so only
-            # connections that have not joined are closed for idleness.
-            idle = self.config.idle_timeout if client.nick is None else math.inf
             try:
-                event = await client.conn.receive(timeout=idle)
+                event = await client.conn.receive(timeout=self._patience(client, idle_deadline))
             except trio.TooSlowError:
-                # Closed without a message: there is no request to answer, and
-                # an unasked-for reply would look like a broken table.
-                return
+                if client.game is None:
+                    # Closed without a message: there is no request to answer, and
+                    # an unasked-for reply would look like a broken table.
+                    return
+                if client.game.referee.state is GameState.WAITING:
+                    if not await self._withdraw_join(client):
+                        return
+                    idle_deadline = trio.current_time() + self.config.idle_timeout
+                continue  # else the game started meanwhile: its join reply is on its way
             except RemoteProtocolError as exc:
                 self._observe(client, "in", Invalid(str(exc)))
                 await client.conn.send_or_close(Farewell(f"{exc}; closing the connection"))
@@ -253,14 +282,37 @@ class TableServer:
             if isinstance(event, Invalid):
                 reply: Reply | None = error(event.reason)
             else:
-                # A well-formed request: this connection is never evicted
-                # to make room at the connection cap (ring.net.serve).
-                mark_established()
                 reply = await self._answer(client, event)
             if reply is not None and not await client.conn.send_or_close(reply):
                 return
             if client.game is not None:
                 await client.game.announce_end()
+
+    def _patience(self, client: Client, idle_deadline: float) -> float:
+        """How long to wait for this connection's next request."""
+        game, wait = client.game, self.config.wait_timeout
+        if game is None:
+            return max(0.0, idle_deadline - trio.current_time())
+        if wait is None or game.referee.state is not GameState.WAITING:
+            # Players wait on the game, not the other way round: a game under
+            # way that stops moving is ended by its own timer (turn_timeout).
+            return math.inf
+        return max(0.0, client.joined_at + wait - trio.current_time())
+
+    async def _withdraw_join(self, client: Client) -> bool:
+        """The join waited ``wait_timeout`` for its game: answer it with an error and
+        free the seat (the protocol allows one reply per request, and an error
+        reply to a join is one). False if the connection is closed."""
+        game = client.game
+        assert game is not None and client.nick is not None
+        joined = len(game.referee.joined)
+        game.release(client, shutting_down=False)
+        client.game, client.nick, client.watch = None, None, False
+        message = (
+            f"no game started within {self.config.wait_timeout:g} s of this join "
+            f"({joined} of {self.config.players} players joined); join again to keep waiting"
+        )
+        return await client.conn.send_or_close(error(message))
 
     def _observe(self, client: Client, direction: str, message: Any) -> None:
         if isinstance(message, Closed):
@@ -302,10 +354,17 @@ class TableServer:
         address = self._join_address(client, request)
         if isinstance(address, str):
             return error(address)
+        game = self.forming
         try:
-            await self.forming.join(client, request.nick, address, request.watch)
+            full = game.join(client, request.nick, address, request.watch)
         except RefereeError as exc:
             return error(str(exc))
+        # A player from now on: never evicted to make room at the connection
+        # cap (ring.net.serve), not even while the game it fills starts below.
+        # A status or a refused join does not count: pollers stay evictable.
+        mark_established()
+        if full:
+            await game.start()
         return None
 
     def _join_address(self, client: Client, request: Join) -> Address | str:
@@ -377,6 +436,28 @@ class TableServer:
 # -- entry points ---------------------------------------------------------------
 
 
+async def _refuse(config: TableConfig, stream: trio.SocketStream, why: Refusal) -> None:
+    """What a newcomer the table cannot take is told (``ring.net.serve`` refused it).
+
+    The protocol only ever answers a request, so the newcomer's first request,
+    if it comes soon, gets the error; one that says nothing is closed silently.
+    """
+    conn = Connection(stream, Link(Role.TABLE_SERVER, config.max_message))
+    try:
+        event = await conn.receive(timeout=REFUSAL_READ_TIMEOUT)
+    except (trio.TooSlowError, RemoteProtocolError):
+        return
+    if isinstance(event, Closed):
+        return
+    if why is Refusal.SERVER_FULL:
+        reason = f"the table is full (at most {config.max_connections} connections at once)"
+        reason += "; try again later"
+    else:
+        reason = f"too many connections from your address (at most {config.max_per_address})"
+        reason += "; close one and try again"
+    await conn.send_or_close(error(reason))
+
+
 async def serve_tables(
     config: TableConfig,
     *,
@@ -411,6 +492,9 @@ async def serve_tables(
                 max_connections=config.max_connections,
                 on_stop=server.shut_down,
                 stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
+                max_per_address=config.max_per_address,
+                exempt_loopback=config.exempt_loopback,
+                refuse=functools.partial(_refuse, config),
             )
             try:
                 async with listening as address:

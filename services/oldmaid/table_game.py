@@ -23,7 +23,15 @@ import trio
 from ring.events import EventLog
 from ring.oldmaid.messages import Discard, Draw, GameOver, LeftWithTurn, OutOfCards, Reply, ok
 from ring.transport import Connection
-from services.oldmaid.referee import Address, GameState, Standing, TableGame
+from services.oldmaid.referee import (
+    Address,
+    Dealt,
+    Discarded,
+    GameState,
+    Standing,
+    TableGame,
+    WentOut,
+)
 
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
@@ -72,6 +80,7 @@ class Client:
     watch: bool = False
     answered: bool = False  # the join reply is written (or being written)
     closed: bool = False
+    joined_at: float = 0.0  # when its join was accepted: the wait for the start counts from here
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,7 @@ class Game:
         start_after: float | None,
         last_pair_grace: float,
         on_change: Callable[[], None],
+        turn_timeout: float = math.inf,
     ) -> None:
         self.number = number
         self.seed = seed
@@ -128,24 +138,30 @@ class Game:
         self._nursery = nursery
         self._start_after = start_after
         self._last_pair_grace = last_pair_grace
+        self._turn_timeout = turn_timeout if turn_timeout > 0 else math.inf  # 0: no limit
         self._on_change = on_change  # the forming game changed: mDNS, the next game
         self._seated = trio.Event()  # every join reply has been written
         self._timer: trio.CancelScope | None = None
+        # Its deadline is turn_timeout after the last move (set once the game starts).
+        self._stuck: trio.CancelScope | None = None
         self._end_announced = False
         self._grace_armed = False
 
     # -- joining and leaving ---------------------------------------------------
 
-    async def join(self, client: Client, nick: str, address: Address, watch: bool) -> None:
-        """Seat a joined player (the referee has accepted it); start the game if full."""
+    def join(self, client: Client, nick: str, address: Address, watch: bool) -> bool:
+        """Seat a player (``RefereeError`` if the rules refuse); True if it filled the game,
+        which the caller then starts."""
         self.referee.join(nick, address)
         client.game, client.nick, client.watch = self, nick, watch
+        client.joined_at = trio.current_time()
         self.clients[nick] = client
         self._on_change()
         if self.referee.is_full:
-            await self.start()
-        elif len(self.referee.joined) >= 2:
+            return True
+        if len(self.referee.joined) >= 2:
             self._arm_timer()
+        return False
 
     def release(self, client: Client, *, shutting_down: bool) -> None:
         """A player's connection closed: free its seat, or let the referee judge."""
@@ -200,8 +216,13 @@ class Game:
 
     def record_decisions(self) -> None:
         """Write the referee's decisions to the transcript and act on the ones that need it."""
-        for event in self.referee.take_events():
+        events = self.referee.take_events()
+        for event in events:
             self.transcript.referee(event.EVENT, **msgspec.to_builtins(event))
+        if self._stuck is not None and any(
+            isinstance(e, Dealt | Discarded | WentOut) for e in events
+        ):
+            self._stuck.deadline = trio.current_time() + self._turn_timeout
         if self.referee.decided and not self._grace_armed:
             self._grace_armed = True
             self._nursery.start_soon(self._end_after_grace)
@@ -213,6 +234,49 @@ class Game:
             self.referee.end_without_pairs()
             self.record_decisions()
             await self.announce_end()
+
+    # -- a game that stops moving ------------------------------------------------
+
+    async def _abort_when_stuck(self) -> None:
+        """Abort the game once nothing moves (a draw, a discard, a player out) for
+        ``turn_timeout``: a client that stops while it holds the turn, with no timeout of
+        its own among the others, would otherwise hold the game open for ever."""
+        with trio.CancelScope(deadline=trio.current_time() + self._turn_timeout) as scope:
+            self._stuck = scope
+            await self.ended.wait()
+        referee = self.referee
+        if not scope.cancelled_caught or referee.state is not GameState.PLAYING:
+            return
+        if referee.decided:
+            return  # the last-pair grace ends it
+        referee.abort(self._stuck_reason())
+        self.record_decisions()
+        await self.announce_end()
+
+    def _stuck_reason(self) -> str:
+        """Who stopped the game, as far as the table can know it, and by what rule."""
+        referee, waited = self.referee, f"{self._turn_timeout:g} s"
+        drawer = referee.turn
+        if drawer is None:
+            still_in = ", ".join(referee.status().in_)
+            return (
+                f"nothing moved for {waited} in the offer phase (no discard, no player out); "
+                "the turn passes from peer to peer there, unseen by the table, so it cannot "
+                f"tell who holds it (still in: {still_in})"
+            )
+        dealt = len(referee.drawn)
+        if dealt == 0:
+            return (
+                f"{drawer} did not draw for {waited} while it was its turn to draw "
+                "(player1 draws first, as soon as its join reply comes)"
+            )
+        seats = referee.seats
+        before = seats[(dealt - 1) % len(seats)].nick
+        return (
+            f"no draw for {waited}: it was {drawer}'s turn to draw, so either {before} never "
+            f"passed it the turn (your_turn) or {drawer} never drew; the table cannot tell "
+            "which, since your_turn goes from peer to peer"
+        )
 
     # -- the start -------------------------------------------------------------
 
@@ -244,19 +308,30 @@ class Game:
         self.record_decisions()
         self.started.set()
         self._on_change()
+        if self._turn_timeout < math.inf:
+            self._nursery.start_soon(self._abort_when_stuck)
         reply = ok(players=[(seat.address, seat.nick) for seat in seats])
-        for seat in seats:
-            client = self.clients[seat.nick]
-            if client.closed:
-                continue  # its connection task has already aborted the game
-            # Answered from now: a player's first draw may be read before the
-            # write below returns. Its reply cannot overtake the join reply,
-            # because the write takes the connection's send lock without
-            # yielding. A player whose join reply cannot be written is closed,
-            # and its connection task then aborts the game.
-            client.answered = True
-            await client.conn.send_or_close(reply)
+        # All at once, so that a player who does not read delays no other
+        # (each send is started in seat order: the transcript keeps that order).
+        async with trio.open_nursery() as nursery:
+            for seat in seats:
+                client = self.clients[seat.nick]
+                if client.closed:
+                    continue  # its connection task has already aborted the game
+                await nursery.start(self._answer_join, client, reply)
         self._seated.set()
+
+    @staticmethod
+    async def _answer_join(
+        client: Client, reply: Reply, *, task_status: trio.TaskStatus[None]
+    ) -> None:
+        # Answered from now: a player's first draw may be read before the
+        # write below returns. Its reply cannot overtake the join reply,
+        # because the write takes the connection's send lock without
+        # yielding. A player whose join reply cannot be written is closed,
+        # and its connection task then aborts the game.
+        client.answered = True
+        await client.conn.send_or_close(reply, task_status=task_status)
 
     # -- the end ---------------------------------------------------------------
 
@@ -276,9 +351,12 @@ class Game:
             )
         else:
             notice = GameOver(aborted=True, reason=standing.reason)
-        for client in list(self.clients.values()):
-            if client.watch and client.answered and not client.closed:
-                await client.conn.send_or_close(notice)
+        # All at once, as the join replies: a watcher that does not read is
+        # closed after the write timeout without delaying anyone's notice.
+        async with trio.open_nursery() as nursery:
+            for client in list(self.clients.values()):
+                if client.watch and client.answered and not client.closed:
+                    await nursery.start(client.conn.send_or_close, notice)
         self.ended.set()
         self._on_change()
 

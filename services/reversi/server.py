@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.events import EventLog
-from ring.net import CannotListen, mark_established, serving, wants_mdns
+from ring.net import (
+    DEFAULT_MAX_PER_ADDRESS,
+    CannotListen,
+    Refusal,
+    mark_established,
+    serving,
+    wants_mdns,
+)
 from ring.sansio import NEED_DATA
 from services.reversi.protocol import (
     BadName,
@@ -69,6 +76,8 @@ class ReversiConfig:
     send_timeout: float = 10.0
     max_illegal: int = 100  # illegal or garbled attempts in a row that lose the game
     max_connections: int = 256
+    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
+    exempt_loopback: bool = True  # tests turn it off to meet that cap from 127.0.0.1
     advertise: bool | None = None  # None: only when not on a loopback address
     mdns_interface: str | None = None
     mdns_name: str = "reversi"
@@ -404,6 +413,12 @@ def _log_line(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+async def _refuse(stream: trio.SocketStream, why: Refusal) -> None:
+    """The protocol has no error message: a newcomer the server cannot take is only logged
+    (then ``ring.net`` closes it)."""
+    _log_line(f"reversi: {_peer_of(stream)}: refused, closing: {why.value}")
+
+
 def new_seed() -> int:
     return secrets.randbelow(2**32)
 
@@ -433,6 +448,9 @@ async def serve_reversi(
             max_connections=config.max_connections,
             on_stop=server.shut_down,
             stop_timeout=SHUTDOWN_TIMEOUT,
+            max_per_address=config.max_per_address,
+            exempt_loopback=config.exempt_loopback,
+            refuse=_refuse,
         )
         try:
             async with listening as address:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
@@ -326,6 +327,30 @@ async def test_an_idle_connection_is_told_and_closed() -> None:
         assert await client.rest() == ["error idle_timeout"]
 
 
+async def test_bad_lines_do_not_put_the_idle_timeout_off(autojump_clock: trio.abc.Clock) -> None:
+    # On the mock clock, through a memory stream: the server's handler as
+    # ring.net.serve runs it, closing the stream after it.
+    server = FishNetServer(replace(BASE, idle_timeout=120), seed=7)
+    ours, theirs = trio.testing.memory_stream_pair()
+
+    async def handle() -> None:
+        try:
+            await server.handle(theirs)
+        finally:
+            await theirs.aclose()
+
+    async with trio.open_nursery() as nursery:
+        start = trio.current_time()
+        nursery.start_soon(handle)
+        client = LineClient(ours)
+        for at in (0, 40, 80, 115):  # each gets its error, none buys more time
+            await trio.sleep(start + at - trio.current_time())
+            await client.send("pass\n")
+            assert (await client.line() or "").startswith("error ")
+        assert await client.rest() == ["error idle_timeout"]
+        assert trio.current_time() - start == pytest.approx(120, abs=0.01)
+
+
 async def test_a_player_who_does_not_answer_loses_on_time() -> None:
     async with running(replace(BASE, move_timeout=0.3)) as server:
         slow, quick = await LineClient.connect(server), await LineClient.connect(server)
@@ -474,6 +499,33 @@ async def test_garbage_and_stalled_clients_never_disturb_another_game() -> None:
         assert len(server.games_running) == 2
         for client in (garbage, idle, stalled, mid_game):
             await client.aclose()
+
+
+# -- connection caps -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "caps, error",
+    [
+        ({"max_connections": 1}, "error server_full"),
+        (
+            {"max_per_address": 1, "exempt_loopback": False},
+            "error too_many_connections_from_your_address",
+        ),
+    ],
+)
+async def test_a_newcomer_refused_at_a_cap_is_told_which_then_closed(
+    caps: dict[str, object], error: str
+) -> None:
+    async with running(replace(BASE, **caps)) as server:
+        player = await LineClient.connect(server)
+        await player.send("play ann spot\n")
+        assert await player.line() is not None  # dealt: in a game, so never evicted
+        newcomer = await LineClient.connect(server)
+        await newcomer.send("play bob spot\n")
+        assert await newcomer.rest() == [error]
+        assert await player.line() is not None  # the game goes on
+        await player.aclose()
 
 
 # -- mDNS --------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import trio.testing
 
 from ring.cli import build_parser
 from ring.events import read_events
+from ring.net import Refusal
 from ring.registry import found_in
 from ring.sansio import NEED_DATA
 from ring.serve import settings_for
@@ -579,3 +580,23 @@ async def test_a_port_in_use_is_one_clear_error() -> None:
         failure = found_in(raised.value, ServerError)
         assert failure is not None
         assert re.fullmatch(f"cannot listen on {host}:{port}: .*in use", str(failure))
+
+
+@pytest.mark.parametrize(
+    "caps, reason",
+    [
+        ({"max_connections": 2}, Refusal.SERVER_FULL.value),
+        ({"max_per_address": 2, "exempt_loopback": False}, Refusal.ADDRESS_FULL.value),
+    ],
+)
+async def test_a_newcomer_refused_at_a_cap_is_denied_then_closed(
+    caps: dict[str, Any], reason: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    async with running(**caps) as server:
+        clients = await pair(server)  # seated: never evicted
+        newcomer = await Client.connect(server, "cy", 0)
+        await newcomer.send(newcomer.protocol.start())
+        await newcomer.expect(Denied(), Closed())
+        assert await clients[0].round() == expected_round(Game.start())
+    [line] = [line for line in capfd.readouterr().err.splitlines() if reason in line]
+    assert re.fullmatch(rf"notipping: 127\.0\.0\.1:\d+: denied, closing: {reason}", line)

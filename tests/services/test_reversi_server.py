@@ -19,6 +19,7 @@ import pytest
 import trio
 import trio.testing
 
+from ring.net import Refusal
 from ring.registry import found_in
 from ring.sansio import NEED_DATA
 from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
@@ -351,3 +352,23 @@ async def test_a_port_in_use_is_one_clear_error() -> None:
         failure = found_in(raised.value, ServerError)
         assert failure is not None
         assert re.fullmatch(f"cannot listen on {host}:{port}: .*in use", str(failure))
+
+
+@pytest.mark.parametrize(
+    "caps, reason",
+    [
+        ({"max_connections": 2}, Refusal.SERVER_FULL.value),
+        ({"max_per_address": 2, "exempt_loopback": False}, Refusal.ADDRESS_FULL.value),
+    ],
+)
+async def test_a_newcomer_refused_at_a_cap_is_closed_silently_and_logged(
+    caps: dict[str, Any], reason: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    async with running(**caps) as server:
+        clients = await pair(server)  # named and in a game: never evicted
+        newcomer = await Client.connect(server, "cy")
+        await newcomer.send(b"Ncy\n")
+        assert isinstance(await newcomer.message(), Closed)  # the protocol has no error
+        assert await clients[BLACK].board() == Position.start().digits()
+    [line] = [line for line in capfd.readouterr().err.splitlines() if "refused" in line]
+    assert re.fullmatch(rf"reversi: 127\.0\.0\.1:\d+: refused, closing: {reason}", line)

@@ -23,11 +23,17 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
+from ring.cli import build_parser
 from ring.events import read_events
 from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
+from ring.registry import declared_services
+from ring.serve import settings_for
+from services.oldmaid import table as table_module
 from services.oldmaid.referee import GameState
-from services.oldmaid.table import TableConfig, TableOutcome, serve_tables
+from services.oldmaid.table import TableConfig, TableOutcome, TableServer, serve_tables
+from services.oldmaid.table_game import Transcript
 
 TIMEOUT = 5.0
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +51,8 @@ def no_internal_errors(capfd: pytest.CaptureFixture[str]) -> Any:
 
 class Client:
     """One raw connection to the table; replies are read one line at a time."""
+
+    timeout = TIMEOUT  # the bound on each read (longer on the mock clock)
 
     def __init__(self, stream: trio.SocketStream) -> None:
         self.stream = stream
@@ -69,7 +77,7 @@ class Client:
 
     async def _line(self) -> bytes | None:
         """The next line, or None once the table has closed the connection."""
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(self.timeout):
             while b"\n" not in self._buffer:
                 try:
                     data = await self.stream.receive_some(65536)
@@ -113,7 +121,7 @@ class Client:
 
     async def closed_by_table(self) -> bool:
         """Read to the end; True if the table closed the connection in time."""
-        with trio.move_on_after(TIMEOUT):
+        with trio.move_on_after(self.timeout):
             while await self._line() is not None:
                 pass
             return True
@@ -687,12 +695,63 @@ async def test_idle_connections_are_closed_but_waiting_players_are_not() -> None
 
 async def test_the_connection_cap() -> None:
     async with table(max_connections=2) as running:
-        first, second = await running.client(), await running.client()
-        await first.status()
-        await second.status()
+        g = await join_all(running, 2)  # players: never evicted
         third = await running.client()
         assert await third.closed_by_table()
-        assert (await first.status())["result"] == "ok"
+        assert (await g.seat(0).status())["result"] == "ok"
+
+
+async def test_a_status_poller_stays_evictable_a_player_does_not() -> None:
+    async with table(players=3, max_connections=2) as running:
+        poller = await running.client()
+        assert (await poller.status())["in"] == []
+        ann = await running.client()
+        await ann.send({"cmd": "join", "nick": "ann"})
+        assert_error(await ann.request({"cmd": "status"}), "wait for the reply to join")
+        newcomer = await running.client()  # at the cap: the poller makes room
+        assert await poller.closed_by_table()
+        assert (await newcomer.status())["in"] == ["ann"]
+
+
+@pytest.mark.parametrize(
+    "caps, message",
+    [
+        (
+            {"max_connections": 1},
+            "the table is full (at most 1 connections at once); try again later",
+        ),
+        (
+            {"max_per_address": 1, "exempt_loopback": False},
+            "too many connections from your address (at most 1); close one and try again",
+        ),
+    ],
+)
+async def test_a_newcomer_refused_at_a_cap_gets_an_error_reply_to_its_first_request(
+    caps: dict[str, Any], message: str
+) -> None:
+    async with table(**caps) as running:
+        ann = await running.client()
+        await ann.send({"cmd": "join", "nick": "ann"})
+        # Answered, so the join was read: a player is never evicted.
+        assert_error(await ann.request({"cmd": "status"}), "wait for the reply to join")
+        newcomer = await running.client()
+        await newcomer.send({"cmd": "join", "nick": "bob"})
+        assert await newcomer.reply() == {"result": "error", "message": message}
+        assert await newcomer.closed_by_table()
+        assert_error(await ann.request({"cmd": "status"}), "wait for the reply to join")
+        await ann.aclose()
+
+
+async def test_a_newcomer_refused_at_the_cap_that_asks_nothing_is_closed_without_a_word() -> None:
+    async with table(max_connections=1) as running:
+        ann = await running.client()
+        await ann.send({"cmd": "join", "nick": "ann"})
+        assert_error(await ann.request({"cmd": "status"}), "wait for the reply to join")
+        silent = await running.client()
+        start = trio.current_time()
+        assert await silent.closed_by_table()  # within REFUSAL_READ_TIMEOUT, 1 s
+        assert not silent._buffer and trio.current_time() - start < TIMEOUT
+        await ann.aclose()
 
 
 # -- whole games ----------------------------------------------------------------
@@ -915,6 +974,25 @@ def test_ring_table_on_a_port_in_use_says_so_in_one_line() -> None:
     assert len(err.splitlines()) == 1 and "cannot listen" in err
 
 
+async def test_ring_serve_and_ring_table_take_the_wait_and_turn_timeouts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[TableConfig] = []
+
+    async def record(config: TableConfig, **_: Any) -> None:
+        seen.append(config)
+
+    monkeypatch.setattr(table_module, "serve_tables", record)
+    parser = build_parser()
+    timeouts = ["--wait-timeout", "40", "--turn-timeout", "30"]
+    [oldmaid] = [service for service in declared_services() if service.name == "oldmaid"]
+    settings = settings_for(parser.parse_args(["serve", "--oldmaid", "0", *timeouts]), oldmaid, 1)
+    await oldmaid.serve(settings, task_status=trio.TASK_STATUS_IGNORED)
+    seen.append(TableConfig.from_args(parser.parse_args(["table", *timeouts])))
+    seen.append(TableConfig.from_args(parser.parse_args(["table"])))
+    assert [(c.wait_timeout, c.turn_timeout) for c in seen] == [(40, 30), (40, 30), (600, 300)]
+
+
 # -- a table for a class: game after game, several at once -----------------------
 
 
@@ -1011,3 +1089,215 @@ async def test_stopping_a_table_tells_every_game_under_way() -> None:
                     "aborted": True,
                     "reason": "the table shut down",
                 }
+
+
+# -- timers, on trio's mock clock ---------------------------------------------------
+#
+# These tables read memory streams instead of sockets, so that autojump_clock
+# runs minutes of table time at once: the idle, wait and turn timeouts, and the
+# write timeout of a client that does not read (a lockstep stream: a write to it
+# waits until the test reads).
+
+HOUR = 3600.0
+
+
+@dataclass
+class MemoryTable:
+    server: TableServer
+    nursery: trio.Nursery
+    ports: dict[str, int] = field(default_factory=dict)
+
+    async def client(self, *, lockstep: bool = False) -> Client:
+        pair = trio.testing.lockstep_stream_pair if lockstep else trio.testing.memory_stream_pair
+        ours, theirs = pair()
+        self.nursery.start_soon(self._handle, theirs)
+        client = Client(ours)
+        client.timeout = HOUR
+        return client
+
+    async def _handle(self, stream: trio.abc.Stream) -> None:
+        try:
+            await self.server.handle(stream)
+        finally:
+            await stream.aclose()  # as ring.net.serve does after the handler
+
+    def join_request(self, nick: str) -> dict[str, Any]:
+        # A memory stream has no address: each nick announces one of its own.
+        port = self.ports.setdefault(nick, 4000 + len(self.ports))
+        return {"cmd": "join", "nick": nick, "host": "10.0.0.1", "port": port, "watch": True}
+
+    async def join(self, nick: str, *, lockstep: bool = False) -> Client:
+        client = await self.client(lockstep=lockstep)
+        await client.send(self.join_request(nick))
+        return client
+
+    async def seat(self, count: int) -> tuple[list[str], dict[str, Client]]:
+        """``count`` players, p0, p1, ..., joined and seated: the seat order, the clients."""
+        clients = {f"p{i}": await self.join(f"p{i}") for i in range(count)}
+        replies = [await client.reply() for client in clients.values()]
+        assert all(reply["result"] == "ok" for reply in replies), replies
+        return [nick for _, nick in replies[0]["players"]], clients
+
+
+@asynccontextmanager
+async def table_in_memory(
+    transcript: Path | None = None, **settings: Any
+) -> AsyncIterator[MemoryTable]:
+    config = TableConfig(**{"players": 2, "seed": 7, "linger": 2.0, **settings})
+    shared = Transcript(transcript) if transcript is not None else None
+    server = TableServer(config, config.seed or 0, shared)
+    try:
+        async with trio.open_nursery() as nursery:
+            server.nursery, server.address = nursery, ("127.0.0.1", 0)
+            server.open_game()
+            yield MemoryTable(server, nursery)
+            nursery.cancel_scope.cancel()
+    finally:
+        if shared is not None:
+            shared.close()
+
+
+def aborted(reason: str) -> dict[str, Any]:
+    return {"cmd": "game_over", "aborted": True, "reason": reason}
+
+
+@pytest.mark.parametrize("data", [b'{"cmd": "status"}\n', b"hello table\n"], ids=["status", "junk"])
+async def test_requests_do_not_keep_open_a_connection_that_never_joins(
+    data: bytes, autojump_clock: trio.abc.Clock
+) -> None:
+    async with table_in_memory(idle_timeout=120) as t:
+        start = trio.current_time()
+        poller = await t.client()
+        for at in (0, 50, 100):  # each answered, none buys more time
+            await trio.sleep(start + at - trio.current_time())
+            await poller.send_bytes(data)
+            assert "result" in await poller.reply()
+        assert await poller.closed_by_table()
+        assert trio.current_time() - start == pytest.approx(120, abs=0.01)
+
+
+async def test_a_join_that_waits_too_long_gets_an_error_reply_and_frees_its_seat(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=3, wait_timeout=600) as t:
+        start = trio.current_time()
+        ann = await t.join("ann")
+        await trio.sleep(300)
+        bob = await t.join("bob")
+        assert await ann.reply() == {
+            "result": "error",
+            "message": "no game started within 600 s of this join (2 of 3 players joined); "
+            "join again to keep waiting",
+        }
+        assert trio.current_time() - start == pytest.approx(600, abs=0.01)
+        assert (await ann.status())["in"] == ["bob"]
+        await ann.send(t.join_request("ann"))  # the same connection joins again
+        cy = await t.join("cy")
+        replies = [await client.reply() for client in (ann, bob, cy)]
+        assert replies[0] == replies[1] == replies[2] and replies[0]["result"] == "ok"
+        assert sorted(nick for _, nick in replies[0]["players"]) == ["ann", "bob", "cy"]
+
+
+async def test_a_first_draw_that_never_comes_aborts_the_game_naming_player1(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=3, turn_timeout=300) as t:
+        seats, clients = await t.seat(3)
+        start = trio.current_time()
+        for _ in range(2):  # a status is not a move: it does not put the end off
+            await trio.sleep(100)
+            assert (await clients[seats[1]].status())["state"] == "playing"
+        reason = (
+            f"{seats[0]} did not draw for 300 s while it was its turn to draw "
+            "(player1 draws first, as soon as its join reply comes)"
+        )
+        for nick in seats:
+            assert await clients[nick].notice() == aborted(reason)
+        assert trio.current_time() - start == pytest.approx(300, abs=0.01)
+        assert (await clients[seats[0]].status())["reason"] == reason
+        assert await clients[seats[0]].closed_by_table()  # after --linger, as any end
+
+
+async def test_each_move_puts_the_turn_timeout_off_and_both_suspects_are_named(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=3, turn_timeout=300) as t:
+        seats, clients = await t.seat(3)
+        first, second, third = (clients[nick] for nick in seats)
+        assert (await first.request({"cmd": "draw"}))["result"] == "ok"
+        await trio.sleep(250)
+        assert (await second.request({"cmd": "draw"}))["result"] == "ok"
+        start = trio.current_time()
+        await trio.sleep(200)
+        assert_error(await first.request({"cmd": "draw"}), "turn")  # refused: not a move
+        notice = await third.notice()
+        assert trio.current_time() - start == pytest.approx(300, abs=0.01)
+        # The table sees draws, not the your_turn between players: either of
+        # the two may have stalled, so it blames neither.
+        assert notice == aborted(
+            f"no draw for 300 s: it was {seats[2]}'s turn to draw, so either {seats[1]} never "
+            f"passed it the turn (your_turn) or {seats[2]} never drew; the table cannot tell "
+            "which, since your_turn goes from peer to peer"
+        )
+
+
+async def test_a_stuck_offer_phase_is_aborted_without_blaming_anyone(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=2, turn_timeout=300) as t:
+        seats, clients = await t.seat(2)
+        for i in range(53):
+            await clients[seats[i % 2]].request({"cmd": "draw"})
+        start = trio.current_time()
+        notice = await clients[seats[0]].notice()
+        assert trio.current_time() - start == pytest.approx(300, abs=0.01)
+        assert notice == aborted(
+            "nothing moved for 300 s in the offer phase (no discard, no player out); the turn "
+            "passes from peer to peer there, unseen by the table, so it cannot tell who holds "
+            f"it (still in: {', '.join(seats)})"
+        )
+
+
+async def test_turn_timeout_zero_waits_without_limit(autojump_clock: trio.abc.Clock) -> None:
+    async with table_in_memory(players=2, turn_timeout=0) as t:
+        seats, clients = await t.seat(2)
+        await trio.sleep(10 * HOUR)
+        assert (await clients[seats[0]].request({"cmd": "draw"}))["result"] == "ok"
+
+
+async def test_players_who_do_not_read_delay_no_other_join_reply(
+    tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table_in_memory(transcript, players=8) as t:
+        for i in range(7):
+            await t.join(f"p{i}", lockstep=True)  # never read
+        start = trio.current_time()
+        reader = await t.join("p7")
+        reply = await reader.reply()
+        seats = [nick for _, nick in reply["players"]]
+        assert seats.index("p7") > 0  # another player's reply is due before its own
+        assert trio.current_time() - start < 1  # not 10 s for each player who does not read
+        notice = await reader.notice()  # they are closed after the write timeout
+        assert notice["aborted"] and notice["reason"].endswith("left the table")
+        assert trio.current_time() - start == pytest.approx(10, abs=0.01)
+    sent = [r for r in read_events(transcript) if r.get("dir") == "out"]
+    # Each write is started in seat order, so the transcript lists them so.
+    assert [r["nick"] for r in sent if "players" in r["msg"]] == seats
+
+
+@pytest.mark.parametrize("owed_a_reply", [False, True], ids=["idle", "owed-a-reply"])
+async def test_a_watcher_that_does_not_read_delays_no_other_notice(
+    owed_a_reply: bool, autojump_clock: trio.abc.Clock
+) -> None:
+    async with table_in_memory(players=3) as t:
+        ann = await t.join("ann", lockstep=True)  # first in line for every notice
+        bob, cy = await t.join("bob"), await t.join("cy")
+        for client in (ann, bob, cy):
+            assert (await client.reply())["result"] == "ok"
+        if owed_a_reply:  # its notice then waits behind that reply's write
+            await ann.send({"cmd": "status"})
+        start = trio.current_time()
+        await cy.aclose()  # the game is aborted; ann reads no more
+        assert await bob.notice() == aborted("cy left the table")
+        assert trio.current_time() - start < 1
