@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import ipaddress
 import itertools
 import math
 import random
@@ -545,9 +546,14 @@ class Peer:
                 if not established:
                     established = True
                     mark_established()
-                self._note_progress()
                 with trio.fail_after(self.config.join_timeout):
                     await self.seated.wait()
+                stranger = self._not_a_player(stream)
+                if stranger is not None:
+                    await link.send(error(stranger))
+                    self.log.write("stranger", error=stranger)
+                    return
+                self._note_progress()
                 if isinstance(event, YourTurn):
                     await self._answer_your_turn(link)
                 elif isinstance(event, Offer):
@@ -556,6 +562,23 @@ class Peer:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.
             self.log.write("inbound_error", error=str(exc) or type(exc).__name__)
+
+    def _not_a_player(self, stream: trio.SocketStream) -> str | None:
+        """Why a turn from this connection cannot be a player's, or None if it may be.
+
+        The protocol does not say who is speaking, but a turn can only come from
+        a player, so from one of the addresses the table seated. Where a player
+        gave a name rather than an address (or none we can compare), anything
+        goes: a stranger then cannot be told from a player.
+        """
+        try:
+            source = plain_ip(stream.socket.getpeername()[0])
+        except OSError:
+            return None
+        hosts = {host for (host, _), _ in self.players}
+        if not all(_is_specific_ip(host) for host in hosts) or source in hosts:
+            return None
+        return f"{source} is not the address of any player of this game; closing the connection"
 
     async def _answer_your_turn(self, link: Connection) -> None:
         if self.out:
@@ -765,6 +788,13 @@ class Peer:
     async def _table_request(self, request: Any) -> Reply:
         assert self.table is not None
         return await self.table.request(request, timeout=self.config.timeout)
+
+
+def _is_specific_ip(host: str) -> bool:
+    try:
+        return not ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False  # a host name: we cannot compare it with a source address
 
 
 def _as_peer_error(exc: BaseException) -> PeerError:
