@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping \
-	fishnet-study oldclients-sweep clean
+	fishnet-study oldclients-sweep fuzz clean
 
 setup: $(STAMP)
 
@@ -56,6 +56,12 @@ oldclients-sweep: setup
 # in-process (~90 s): why the ladder's order holds (docs/protocols/fishnet.md).
 fishnet-study: setup
 	$(BIN)/python -m scenarios.fishnet_study
+
+# Hostile byte streams through real sockets against every service and a peer,
+# beside an honest game in each: FUZZ_EXAMPLES rounds (~1-3 s each).
+FUZZ_EXAMPLES ?= 300
+fuzz: setup
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s tests/scenarios/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
