@@ -68,7 +68,7 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
         type=cliargs.seconds,
         default=600.0,
         metavar="SECONDS",
-        help="longest wait of a player for an opponent (FishNet, Reversi, No Tipping; default 600)",
+        help="longest wait of a player for an opponent or a full game (default 600)",
     )
     shared.add_argument(
         "--max-connections",
