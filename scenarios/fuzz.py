@@ -99,13 +99,14 @@ class Round:
         The two Reversi players share a name and a seed (see _honest_games), so
         which of them got which colour is left out: only the pair of results.
         """
-        found: dict[str, object] = {}
-        for name, result in sorted(self.games.items()):
-            if name.startswith("reversi"):
-                found.setdefault("reversi", []).append(repr(result))  # type: ignore[union-attr]
-            else:
-                found[name] = repr(result)
-        found["reversi"] = sorted(found.get("reversi", []))  # type: ignore[arg-type]
+        found: dict[str, object] = {
+            name: repr(result)
+            for name, result in sorted(self.games.items())
+            if not name.startswith("reversi")
+        }
+        found["reversi"] = sorted(
+            repr(result) for name, result in self.games.items() if name.startswith("reversi")
+        )
         return found
 
 

@@ -313,8 +313,8 @@ class Alice(Bob):
     """Alice has bob's list, remembers what the opponent holds, and asks for her largest holding.
 
     Beside bob's list of ranks the opponent lacks, she remembers each rank the
-    opponent is known to hold (it asked for the rank, or fished it and moved
-    again) until it hands those cards over or a book of the rank is made. On
+    opponent is known to hold (it asked for the rank) until it hands those
+    cards over or a book of the rank is made. On
     her turn she asks for a remembered rank she holds, which cannot miss; with
     none, for the rank she holds most of among those not on bob's list (ties at
     random), aiming at the hit that completes a book; when every rank she holds
@@ -334,10 +334,6 @@ class Alice(Bob):
     def _on_opponent_shows(self, rank: int) -> None:
         super()._on_opponent_shows(rank)
         self.memory.add(rank)
-
-    def _on_opponent_drew_rank(self, rank: int) -> None:
-        self.memory.add(rank)
-        self.lacked.discard(rank)
 
     def _on_opponent_gave(self, rank: int, count: int) -> None:
         super()._on_opponent_gave(rank, count)
