@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 import trio
 
 from ring.sansio import SansIO
-from ring.transport import SEND_FAILED, Connection
+from ring.transport import SEND_FAILED, Connection, write
 
 Move = TypeVar("Move")
 
@@ -42,8 +42,7 @@ class Conversation(Generic[Move]):
     async def send(self, data: bytes) -> None:
         """Write bytes the protocol has made (a join, a move) in one write."""
         try:
-            with trio.fail_after(self.timeout):
-                await self.stream.send_all(data)
+            await write(self.stream, data, self.timeout)
         except SEND_FAILED:
             raise ClientError("the server does not take our messages any more") from None
 

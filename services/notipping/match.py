@@ -49,6 +49,7 @@ import trio
 
 from ring.events import EventLog
 from ring.sansio import NEED_DATA
+from ring.transport import SEND_FAILED, read_before, write
 from services.notipping import protocol as wire
 from services.notipping.protocol import MAX_MESSAGE
 from services.notipping.rules import ADD, REMOVE, Add, Game, InvalidMove, Remove
@@ -140,9 +141,8 @@ class Seat:
         data = self.protocol.send(message)
         self.log(dir="out", line=data.decode().strip())
         try:
-            with trio.fail_after(timeout):
-                await self.stream.send_all(data)
-        except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            await write(self.stream, data, timeout)
+        except SEND_FAILED:
             self.gone = True
             return False
         return True
@@ -150,9 +150,9 @@ class Seat:
     async def event(self, deadline: float) -> object:
         """The next event (logged), or ``TIMED_OUT`` at ``deadline``."""
         while (event := self.protocol.next_event()) is NEED_DATA:
-            with trio.move_on_at(deadline) as scope:
-                data = await self.read()
-            if scope.cancelled_caught:
+            try:
+                data = await read_before(self.stream, deadline, READ_SIZE)
+            except trio.TooSlowError:
                 return TIMED_OUT
             self.protocol.receive_data(data)
         if isinstance(event, wire.Closed):

@@ -33,6 +33,7 @@ from ring.net import (
     wants_mdns,
 )
 from ring.sansio import NEED_DATA
+from ring.transport import SEND_FAILED, read_before, write
 from services.reversi.protocol import (
     BadName,
     Board,
@@ -136,9 +137,8 @@ class _Player:
         data = self.protocol.send(message)
         self.log(dir="out", line=data.decode().strip())
         try:
-            with trio.fail_after(timeout):
-                await self.stream.send_all(data)
-        except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            await write(self.stream, data, timeout)
+        except SEND_FAILED:
             self.gone = True
             return False
         return True
@@ -151,9 +151,7 @@ class _Player:
                 if isinstance(event, Closed):
                     self.gone = True
                 return event
-            with trio.fail_at(deadline):
-                data = await self._read()
-            self.protocol.receive_data(data)
+            self.protocol.receive_data(await read_before(self.stream, deadline, READ_SIZE))
 
     async def _read(self) -> bytes:
         try:
