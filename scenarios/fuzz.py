@@ -11,6 +11,14 @@ port, all at once. Each attack sends its chunks and then closes, aborts
 (closes without reading) or stalls (holds the connection open, unread, until
 the honest games are over).
 
+The slow and hostile clients of ``tests/scenarios/test_hostile_clients.py``
+use more of an attack: it may trickle its bytes one at a time (``pace``),
+wait for an answer before going on (``expect``), flood one message without
+ever reading until the server drops it (ending "flood"), or hold its place
+until the others have ended (ending "hold"); and attacks come in waves, each
+once the one before has its answers. ``options`` gives a round more ``ring
+serve`` options (a per-address cap, say).
+
 The round reports what each attack got back and how it ended, how each honest
 game ended and its transcript, and the open file descriptors and Trio tasks
 before and after. ``tests/scenarios/test_fuzz.py`` checks a round against the
@@ -49,7 +57,8 @@ SERVICES = ("fishnet", "reversi", "notipping", "oldmaid")
 # as a stranger on the class's LAN would.
 ATTACKER_HOST = "127.0.0.2"
 TARGETS = (*SERVICES, "peer")
-ENDINGS = ("close", "abort", "stall")
+ENDINGS = ("close", "abort", "stall")  # what the fuzzer draws from
+HOSTILE_ENDINGS = ("flood", "hold")
 OLDMAID_PLAYERS = 3
 
 # Short enough that a connection which stalls before proving itself is gone
@@ -58,18 +67,32 @@ IDLE_TIMEOUT = 1.0
 WAIT_TIMEOUT = 3.0
 MOVE_TIME = 5.0
 ROUND_TIMEOUT = 60.0
-# How long an attack that has sent everything reads what the server answers.
+# How long an attack that has sent everything reads what the server answers;
+# also the bound on each single write of an attack.
 READ_TIMEOUT = 2 * IDLE_TIMEOUT + 1.0
 SETTLE_TIMEOUT = 5.0
+FLOOD_WRITE = 65536  # bytes of a flood handed to the kernel at once
 
 
 @dataclass(frozen=True)
 class Attack:
-    """One hostile connection: where to, what it sends, and how it ends."""
+    """One hostile connection: where to, what it sends, and how it ends.
+
+    Endings: "close" reads what the server answers until it closes (within
+    READ_TIMEOUT); "abort" closes at once, unread; "stall" holds the connection,
+    unread, until the honest games are over; "flood" writes ``flood`` again and
+    again, never reading, until the server drops the connection, then reads
+    what had come; "hold" holds it, unread, until every attack that does not
+    hold has ended, then closes.
+    """
 
     target: str  # a service of SERVICES, or "peer": an honest Old Maid peer's listener
     chunks: tuple[bytes, ...]
-    ending: str = "close"  # "close", "abort" (close at once, unread) or "stall"
+    ending: str = "close"  # of ENDINGS or HOSTILE_ENDINGS
+    pace: float = 0.0  # above 0: the chunks go a byte at a time, this many seconds apart
+    expect: bytes = b""  # once the chunks are sent, read until this has come
+    flood: bytes = b""  # the message of the ending "flood"
+    wave: int = 0  # starts once every attack of the waves before has sent and got what it expects
 
 
 @dataclass
@@ -78,6 +101,7 @@ class AttackResult:
     received: bytes = b""
     closed_by_server: bool = False  # the server ended the connection (EOF or reset)
     refused: bool = False  # the connection could not even be opened
+    flood_stuck: bool = False  # a flood's write waited READ_TIMEOUT: the server kept it, unread
 
 
 @dataclass
@@ -125,14 +149,14 @@ def count_tasks() -> int:
     return count
 
 
-def serve_arguments(seed: int, transcripts: Path) -> list[str]:
+def serve_arguments(seed: int, transcripts: Path, options: Sequence[str] = ()) -> list[str]:
     return [
         "serve", "--host", "127.0.0.1", "--seed", str(seed), "--transcripts", str(transcripts),
         *(arg for name in SERVICES for arg in (f"--{name}", "0")),
         "--idle-timeout", str(IDLE_TIMEOUT), "--wait-timeout", str(WAIT_TIMEOUT),
         "--move-time", str(MOVE_TIME), "--move-timeout", str(MOVE_TIME),
         "--time-budget", str(4 * MOVE_TIME), "--players", str(OLDMAID_PLAYERS),
-        "--linger", "0.5", "--bot-moves", "first",
+        "--linger", "0.5", "--bot-moves", "first", *options,
     ]  # fmt: skip
 
 
@@ -232,34 +256,109 @@ async def _honest_games(
             peer.log.close()
 
 
-async def _attack(attack: Attack, address: tuple[str, int], done: trio.Event) -> AttackResult:
+async def _attack(
+    attack: Attack,
+    address: tuple[str, int],
+    done: trio.Event,
+    placed: trio.Event,
+    released: trio.Event,
+) -> AttackResult:
+    """Run one attack; ``placed`` is set once it has sent its chunks and got what it expects
+    (or has ended), ``released`` ends the ending "hold"."""
     result = AttackResult(attack)
     try:
-        with trio.fail_after(READ_TIMEOUT):
-            stream = await trio.open_tcp_stream(*address, local_address=ATTACKER_HOST)
-    except (OSError, trio.TooSlowError):
-        result.refused = True
-        return result
-    async with stream:
         try:
-            for chunk in attack.chunks:
-                with trio.fail_after(READ_TIMEOUT):
-                    await stream.send_all(chunk)
-        except (trio.BrokenResourceError, trio.TooSlowError):
-            pass  # the server closed first, or stopped reading: what it sent still counts
-        if attack.ending == "abort":
+            with trio.fail_after(READ_TIMEOUT):
+                stream = await trio.open_tcp_stream(*address, local_address=ATTACKER_HOST)
+        except (OSError, trio.TooSlowError):
+            result.refused = True
             return result
-        if attack.ending == "stall":
-            await done.wait()
-            return result
-        with trio.move_on_after(READ_TIMEOUT):
-            try:
-                while data := await stream.receive_some(65536):
-                    result.received += data
-                result.closed_by_server = True
-            except trio.BrokenResourceError:
-                result.closed_by_server = True
+        async with stream:
+            # The server may close first, or stop reading: what it sent still counts.
+            with contextlib.suppress(trio.BrokenResourceError, trio.TooSlowError):
+                await _send_chunks(stream, attack)
+            if attack.expect and not await _read_until(stream, attack.expect, result):
+                return result
+            placed.set()
+            if attack.ending == "abort":
+                return result
+            if attack.ending == "stall":
+                await done.wait()
+                return result
+            if attack.ending == "hold":
+                await released.wait()
+                return result
+            if attack.ending == "flood" and not await _flood(stream, attack.flood):
+                result.flood_stuck = True
+                return result
+            await _read_to_end(stream, result)
+    finally:
+        placed.set()
     return result
+
+
+async def attack_alone(attack: Attack, address: tuple[str, int]) -> AttackResult:
+    """One attack outside a round, against any listener on loopback.
+
+    Not with the endings that wait on a round ("stall", "hold"): they would wait for ever.
+    """
+    if attack.ending in ("stall", "hold"):
+        raise ValueError(f"the ending {attack.ending!r} needs a round")
+    return await _attack(attack, address, trio.Event(), trio.Event(), trio.Event())
+
+
+async def _send_chunks(stream: trio.SocketStream, attack: Attack) -> None:
+    if not attack.pace:
+        for chunk in attack.chunks:
+            with trio.fail_after(READ_TIMEOUT):
+                await stream.send_all(chunk)
+        return
+    data = b"".join(attack.chunks)
+    for i in range(len(data)):
+        if i:
+            await trio.sleep(attack.pace)  # the client's own slowness, not a wait for the server
+        with trio.fail_after(READ_TIMEOUT):
+            await stream.send_all(data[i : i + 1])
+
+
+async def _read_until(stream: trio.SocketStream, expected: bytes, result: AttackResult) -> bool:
+    """Read until ``expected`` has come; False if the server closed first (or it never came)."""
+    with trio.move_on_after(READ_TIMEOUT):
+        while expected not in result.received:
+            try:
+                data = await stream.receive_some(65536)
+            except trio.BrokenResourceError:
+                data = b""
+            if not data:
+                result.closed_by_server = True
+                return False
+            result.received += data
+        return True
+    return False
+
+
+async def _flood(stream: trio.SocketStream, message: bytes) -> bool:
+    """Write ``message`` over and over, never reading, until the server drops the connection:
+    True then; False if a write waited READ_TIMEOUT (the server neither read nor dropped it)."""
+    block = message * max(1, FLOOD_WRITE // len(message))
+    try:
+        while True:
+            with trio.fail_after(READ_TIMEOUT):
+                await stream.send_all(block)
+    except trio.BrokenResourceError:
+        return True
+    except trio.TooSlowError:
+        return False
+
+
+async def _read_to_end(stream: trio.SocketStream, result: AttackResult) -> None:
+    with trio.move_on_after(READ_TIMEOUT):
+        try:
+            while data := await stream.receive_some(65536):
+                result.received += data
+            result.closed_by_server = True
+        except trio.BrokenResourceError:
+            result.closed_by_server = True
 
 
 def _transcripts(folder: Path) -> dict[str, list[dict]]:
@@ -297,13 +396,16 @@ def _timeless(record: object) -> object:
     return record
 
 
-async def play_round(attacks: Sequence[Attack], seed: int) -> Round:
-    """One round: the four services, their honest games, and ``attacks`` once those formed."""
+async def play_round(attacks: Sequence[Attack], seed: int, options: Sequence[str] = ()) -> Round:
+    """One round: the four services, their honest games, and ``attacks`` once those formed.
+
+    ``options``: more ``ring serve`` options for this round.
+    """
     out = Round()
     stderr = io.StringIO()
     with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp, contextlib.redirect_stderr(stderr):
         transcripts = Path(tmp)
-        args = build_parser().parse_args(serve_arguments(seed, transcripts))
+        args = build_parser().parse_args(serve_arguments(seed, transcripts, options))
         services = declared_services()
         chosen = [(s, settings_for(args, s, seed)) for s in chosen_services(args, services)]
         out.fds_before = open_fds()
@@ -315,12 +417,28 @@ async def play_round(attacks: Sequence[Attack], seed: int) -> Round:
                 async with trio.open_nursery() as nursery:
                     peer = await nursery.start(_honest_games, addresses, seed, out, done)
                     targets = {**addresses, "peer": peer}
+                    released = trio.Event()
+                    unheld = sum(attack.ending != "hold" for attack in attacks)
 
-                    async def one(attack: Attack) -> None:
-                        out.attacks.append(await _attack(attack, targets[attack.target], done))
+                    async def one(attack: Attack, placed: trio.Event) -> None:
+                        nonlocal unheld
+                        address = targets[attack.target]
+                        out.attacks.append(await _attack(attack, address, done, placed, released))
+                        if attack.ending != "hold":
+                            unheld -= 1
+                            if unheld == 0:
+                                released.set()
 
-                    for attack in attacks:
-                        nursery.start_soon(one, attack)
+                    if unheld == 0:
+                        released.set()
+                    for wave in sorted({attack.wave for attack in attacks}):
+                        placed: list[trio.Event] = []
+                        for attack in attacks:
+                            if attack.wave == wave:
+                                placed.append(trio.Event())
+                                nursery.start_soon(one, attack, placed[-1])
+                        for event in placed:
+                            await event.wait()
                 out.tasks_after = await _settled_tasks(out.tasks_before)
                 servers.cancel_scope.cancel()
         out.fds_after = open_fds()
