@@ -99,6 +99,12 @@ class Connection:
         see one ``Closed`` event whatever way the connection ended.
         """
         deadline = trio.current_time() + (self.timeout if timeout is None else timeout)
+        # Let other tasks run first: the next message may be in the buffer
+        # already, and one read of a flood (thousands of small messages, each
+        # answered by a write that need not wait) would otherwise hold up every
+        # game. Before parsing, not after: a message is judged against the
+        # connection's state (whose turn it is), which others may change meanwhile.
+        await trio.lowlevel.checkpoint()
         while True:
             event = self.protocol.next_event()
             if event is not NEED_DATA:
@@ -139,18 +145,22 @@ async def write(stream: trio.abc.SendStream, data: bytes, timeout: float) -> Non
     """Write all of ``data``; ``trio.TooSlowError`` if the other side takes too long.
 
     Most writes fit in the socket's send buffer. Those go out in one
-    non-blocking call, without the cancel scope and the scheduler round trips
-    of ``send_all``, which the capacity bench found to be the servers' largest
-    cost (docs/services.md, "Capacity"). Whatever the buffer does not take
-    goes through ``send_all`` under the timeout. One writer a stream at a
-    time, as with ``send_all``. Like it, a cancelled caller writes nothing;
-    unlike it, a write that completes at once does not yield to other tasks.
+    non-blocking call, without the cancel scope and helpers of ``send_all``,
+    which the capacity bench found to be the servers' largest cost
+    (docs/services.md, "Capacity"). Whatever the buffer does not take goes
+    through ``send_all`` under the timeout. One writer a stream at a time, as
+    with ``send_all``; like it, a write is a checkpoint: a cancelled caller
+    writes nothing, and other tasks run after each write. (Without that yield
+    a FishNet test's teardown hung about one run in two, for a reason not yet
+    found.)
     """
     await trio.lowlevel.checkpoint_if_cancelled()
     written = _write_now(stream, data)
     if written < len(data):
         with trio.fail_after(timeout):
             await stream.send_all(data[written:] if written else data)
+    else:
+        await trio.lowlevel.cancel_shielded_checkpoint()
 
 
 def _write_now(stream: trio.abc.SendStream, data: bytes) -> int:
