@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity \
 	fishnet-study oldclients-sweep fuzz clean
 
 setup: $(STAMP)
@@ -46,6 +46,12 @@ bench-reversi: setup
 # The No Tipping solver against random and greedy through the real server, and its clock.
 bench-notipping: setup
 	$(BIN)/python -m scenarios.bench --part notipping
+
+# One ring serve with all four services under a class's load from other
+# processes, each load alone then all at once, at full speed and at a
+# class's pace, with and without hostile clients (~5 min).
+bench-capacity: setup
+	$(BIN)/python -m scenarios.bench --part capacity
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client (every old
 # habit on), ten seeds a size (~5 min): the figures behind issue 10's goal.

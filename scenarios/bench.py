@@ -6,7 +6,8 @@ Part one (``--part ring``) measures how fast the turn travels round an
 reversi``) plays the Reversi ladder and times deep and the rules
 (``scenarios.reversi_bench``); part four (``--part notipping``) plays the No
 Tipping solver against the other players and times it
-(``scenarios.notipping_bench``).
+(``scenarios.notipping_bench``); part five (``--part capacity``) measures one
+``ring serve`` under a class's load (``scenarios.capacity``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -29,7 +30,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios import fishnet_ladder, notipping_bench, pingpong, reversi_bench
+from scenarios import capacity, fishnet_ladder, notipping_bench, pingpong, reversi_bench
 from scenarios.oldmaid_game import DEFAULT_SEED, format_result, run_scenario
 
 PLAYERS = 8
@@ -55,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--round-trips", type=int, default=2000)
     parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
     parser.add_argument(
-        "--part", choices=["all", "ring", "fishnet", "reversi", "notipping"], default="all"
+        "--part",
+        choices=["all", "ring", "fishnet", "reversi", "notipping", "capacity"],
+        default="all",
     )
     parser.add_argument(
         "--games", type=int, default=fishnet_ladder.GAMES, help="FishNet ladder: games per pair"
@@ -76,6 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, notipping_bench.main([]))
+    if args.part in ("all", "capacity"):
+        if args.part == "all":
+            print()
+        status = max(status, capacity.main([]))
     return status
 
 

@@ -9,7 +9,8 @@ the peers use.
 ``python -m scenarios.pingpong server`` prints ``pingpong listening on
 HOST:PORT`` and echoes one connection; ``python -m scenarios.pingpong client
 HOST:PORT`` prints one JSON line of results. ``measure()`` runs both as OS
-processes and returns the client's figures.
+processes and returns the client's figures. ``python -m scenarios.pingpong
+echo`` echoes every connection, for the capacity bench's yardstick under load.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _nodelay(stream: trio.SocketStream) -> None:
     stream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, True)
 
 
-async def _read_line(stream: trio.SocketStream, buffer: bytearray) -> bytes | None:
+async def read_line(stream: trio.SocketStream, buffer: bytearray) -> bytes | None:
     while (end := buffer.find(b"\n")) < 0:
         data = await stream.receive_some(READ_SIZE)
         if not data:
@@ -79,8 +80,27 @@ async def serve(timeout: float) -> None:
         _nodelay(stream)
         buffer = bytearray()
         async with stream:
-            while (line := await _read_line(stream, buffer)) is not None:
+            while (line := await read_line(stream, buffer)) is not None:
                 await stream.send_all(line)
+
+
+async def echo_every_connection(timeout: float) -> None:
+    """Echo every line of every connection, until ``timeout`` (the capacity bench's yardstick)."""
+    with trio.move_on_after(timeout):
+        listeners = await trio.open_tcp_listeners(0, host=HOST, backlog=4096)
+        port = listeners[0].socket.getsockname()[1]
+        print(f"echo listening on {HOST}:{port}", flush=True)
+
+        async def echo(stream: trio.SocketStream) -> None:
+            buffer = bytearray()
+            async with stream:
+                try:
+                    while (line := await read_line(stream, buffer)) is not None:
+                        await stream.send_all(line)
+                except trio.BrokenResourceError:
+                    pass
+
+        await trio.serve_listeners(echo, listeners)
 
 
 async def ping(host: str, port: int, round_trips: int, warmup: int, timeout: float) -> PingPong:
@@ -93,7 +113,7 @@ async def ping(host: str, port: int, round_trips: int, warmup: int, timeout: flo
             for number in range(warmup + round_trips):
                 start = time.perf_counter()
                 await stream.send_all(MESSAGE)
-                if await _read_line(stream, buffer) != MESSAGE:
+                if await read_line(stream, buffer) != MESSAGE:
                     raise RuntimeError("the echo server sent back something else")
                 if number >= warmup:
                     times.append(time.perf_counter() - start)
@@ -163,7 +183,7 @@ def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scenarios.pingpong")
-    parser.add_argument("role", choices=["server", "client", "measure"])
+    parser.add_argument("role", choices=["server", "client", "measure", "echo"])
     parser.add_argument("address", nargs="?", metavar="HOST:PORT", help="for the client")
     parser.add_argument("--round-trips", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
@@ -171,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.role == "server":
         trio.run(serve, args.timeout)
+        return 0
+    if args.role == "echo":
+        trio.run(echo_every_connection, args.timeout)
         return 0
     if args.role == "client":
         if args.address is None:

@@ -1,0 +1,222 @@
+"""``make bench-capacity``: one ``ring serve`` under a class's load, timed at the clients.
+
+One ``ring serve`` process runs all four services on loopback. Load
+processes (``scenarios.capacity_load``, one a service) keep games going
+against it at full speed: 500 FishNet games at once (a bot client each
+against the server's players, in turn spot, bob, alice and smarx: 1,000
+sockets), 200 Reversi and 200 No Tipping games of random players, and 20 Old
+Maid games of 4 peers. Each load runs alone, then all four at once. For each
+it reports the games played and per second, how many were under way at once
+on average, and the server's reply latency p50/p99/max as the clients saw
+it, beside two yardsticks from the same run: one raw Trio line-echo round
+trip (two processes, one connection) and the same echo server under 500
+connections at once from one load process. It also reports the server's CPU.
+
+The goal (issue 15): p99 ≤ 50 ms with all four loads at once. A measurement,
+not a test: it exits 0 whether the goal is met or not, and 1 when a game
+failed or a process misbehaved (then the figures cannot be trusted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios import pingpong
+from scenarios.capacity_load import LoadFigures
+from scenarios.processes import ChildProcess, ring_command
+
+LOADS = {"fishnet": 500, "reversi": 200, "notipping": 200, "oldmaid": 20}  # games at once
+ECHO_CONNECTIONS = 500
+DURATION = 15.0  # seconds of new games a phase; the games under way then finish
+SEED = 15
+GOAL_P99 = 0.050
+ALL = "all four at once"
+THINK = 0.5  # a class's bots and people think; mean seconds before each answer
+START_TIMEOUT = 30.0
+PHASE_TIMEOUT = 240.0
+
+
+@dataclass
+class Phase:
+    name: str
+    figures: list[LoadFigures]
+    server_cpu: float | None  # seconds of CPU the server used during the phase
+    wall: float
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU of a process, from Linux's /proc; None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _address(child: ChildProcess, prefix: str) -> str:
+    line = child.first_line(START_TIMEOUT)
+    if line is None or not line.startswith(prefix):
+        raise RuntimeError(f"{child.name} did not start: {child.stderr[-3:]}")
+    return line.removeprefix(prefix)
+
+
+def start_server(workdir: Path, seed: int) -> tuple[ChildProcess, dict[str, str]]:
+    argv = [
+        "serve", *(arg for name in LOADS for arg in (f"--{name}", "0")), "--seed", str(seed),
+        "--max-connections", "4096", "--players", "4",
+    ]  # fmt: skip
+    server = ChildProcess("server", argv, workdir, prefix=ring_command())
+    addresses = {}
+    for _ in LOADS:
+        name, _, address = _address(server, "").partition(" listening on ")
+        addresses[name] = address
+    return server, addresses
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    loads: dict[str, int]  # load: games at once
+    think: float = 0.0
+    hostile: bool = False
+
+
+def run_phase(
+    plan: Plan,
+    addresses: dict[str, str],
+    server: ChildProcess,
+    workdir: Path,
+    duration: float,
+    seed: int,
+) -> Phase:
+    cpu_before = _cpu_seconds(server.popen.pid)
+    start = time.monotonic()
+    module = [sys.executable, "-m", "scenarios.capacity_load"]
+    children = []
+    if plan.hostile:
+        targets = ",".join(f"{load}={addresses[load]}" for load in LOADS)
+        argv = [*module, "hostile", targets, "--games", "0", "--duration", str(duration)]
+        children.append(ChildProcess(f"{plan.name}-hostile", argv, workdir))
+    for load, games in plan.loads.items():
+        argv = [
+            *module, load, addresses[load], "--games", str(games), "--duration", str(duration),
+            "--seed", str(seed), "--think", str(plan.think),
+        ]  # fmt: skip
+        children.append(ChildProcess(f"{plan.name}-{load}", argv, workdir))
+    figures = []
+    for child in children:
+        finished = child.wait(start + PHASE_TIMEOUT)
+        if not finished or child.popen.returncode != 0 or not child.stdout:
+            for other in children:
+                other.kill()
+            raise RuntimeError(f"{child.name} failed: {child.stderr[-5:]}")
+        figures.append(LoadFigures(**json.loads(child.stdout[-1])))
+    wall = time.monotonic() - start
+    cpu_after = _cpu_seconds(server.popen.pid)
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return Phase(plan.name, figures, cpu, wall)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:7.2f}"
+
+
+def format_phase(phase: Phase, rtt: float) -> list[str]:
+    cpu = "" if phase.server_cpu is None else f", server CPU {phase.server_cpu / phase.wall:.0%}"
+    lines = [f"{phase.name} ({phase.wall:.1f} s{cpu}):"]
+    for f in phase.figures:
+        if f.load == "hostile":
+            lines.append(
+                f"  hostile   from 127.0.0.2: {f.games} connections held, flooding or "
+                f"dribbling; {f.failed} of them closed by the server"
+            )
+            continue
+        at_once = f.busy / f.duration if f.duration else 0.0
+        ambiguous = f", {f.ambiguous} ambiguous boards not timed" if f.ambiguous else ""
+        lines.append(
+            f"  {f.load:<9} {f.slots:>4} slots {at_once:6.1f} at once {f.games:>6} games "
+            f"{f.games / f.duration:7.1f}/s  p50 {_ms(f.p50)} ms  p99 {_ms(f.p99)} ms  "
+            f"max {_ms(f.maximum)} ms  ({f.samples} replies, p50 {f.p50 / rtt:.0f}x "
+            f"echo{ambiguous})"
+        )
+        for failure in f.failures:
+            lines.append(f"    failed: {failure}")
+    return lines
+
+
+def bench(duration: float, seed: int, only: str | None = None) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="capacity-bench-"))
+    rtt = pingpong.measure()
+    print(
+        f"yardstick: raw Trio line echo, one connection, 2 processes: "
+        f"p50 {rtt.median * 1e3:.3f} ms, p99 {rtt.p99 * 1e3:.3f} ms",
+        flush=True,
+    )
+    status = 0
+    echo = ChildProcess(
+        "echo",
+        [sys.executable, "-m", "scenarios.pingpong", "echo", "--timeout", "3600"],
+        workdir,
+    )
+    server, addresses = start_server(workdir, seed)
+    try:
+        addresses["echo"] = _address(echo, "echo listening on ")
+        plans = [
+            Plan("echo alone", {"echo": ECHO_CONNECTIONS}),
+            *(Plan(f"{load} alone", {load: games}) for load, games in LOADS.items()),
+            Plan(ALL, dict(LOADS)),
+            Plan(f"{ALL}, with hostile clients", dict(LOADS), hostile=True),
+            Plan(f"{ALL} at a class's pace (mean think {THINK:g} s)", dict(LOADS), THINK),
+            Plan(f"{ALL} at a class's pace, with hostile clients", dict(LOADS), THINK, True),
+        ]
+        if only is not None:
+            plans = [p for p in plans if p.name.startswith(("echo", only))]
+        worst: dict[str, float] = {}
+        for plan in plans:
+            phase = run_phase(plan, addresses, server, workdir, duration, seed)
+            for line in format_phase(phase, rtt.median):
+                print(line, flush=True)
+            games = [f for f in phase.figures if f.load != "hostile"]
+            if any(f.failed or not f.games for f in games):
+                status = 1
+            if plan.name.startswith(ALL):
+                worst[plan.name] = max(f.p99 for f in games)
+        for name, p99 in worst.items():
+            verdict = "MET" if p99 <= GOAL_P99 else "NOT MET"
+            goal = f"goal p99 <= {GOAL_P99 * 1e3:.0f} ms"
+            print(f"{goal}, {name}: worst {p99 * 1e3:.1f} ms, {verdict}")
+    finally:
+        for child in (server, echo):
+            child.kill()
+    if server.stderr and any("Traceback" in line for line in server.stderr):
+        print("the server wrote a traceback:", *server.stderr[-10:], sep="\n  ")
+        status = 1
+    if status:
+        print(f"some games FAILED: logs kept in {workdir}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.capacity", description=__doc__)
+    parser.add_argument("--duration", type=float, default=DURATION)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--only", choices=[*LOADS, "all"], help="the phases that start with it (and echo)"
+    )
+    args = parser.parse_args(argv)
+    return bench(args.duration, args.seed, args.only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,523 @@
+"""One load of the capacity bench: many games of one service at once, timed at the clients.
+
+``python -m scenarios.capacity_load SERVICE HOST:PORT --games N --duration S``
+keeps N games of SERVICE going against the server at HOST:PORT, starting a
+new game in a slot whenever one ends, until S seconds have passed; then it
+lets every game under way finish and prints one JSON line of figures
+(``LoadFigures``). The games are the reference clients of ``ring bot`` and
+``ring peer``, at full speed (no thinking time), seeded by slot and game.
+
+What is timed is the server's reply, as each client sees it:
+
+- FishNet: from a client's answer to ``yourturn`` to the first server line after it.
+- Reversi and No Tipping: from a move to the next board (``ROUND``) that shows
+  it, at whichever client gets it. The server pairs connections as they
+  come, so a move is matched to its board by the position it makes; when
+  two games are in the same position at once (openings) the board is
+  ambiguous and not counted (``ambiguous`` says how many).
+- Old Maid: each request of a peer to the table (draw, discard, status,
+  ``out_of_cards``) to its reply. ``join`` is not counted: its reply waits
+  for the game to fill.
+- echo: a raw Trio line-echo round trip (``scenarios.pingpong echo``), the yardstick.
+
+``hostile`` times nothing: from 127.0.0.2, for the length of the run, it
+holds HOLD connections to every service (given as NAME=HOST:PORT,...) that
+say nothing, floods the services that answer garbage before seating anyone
+(FishNet, No Tipping, the Old Maid table) with it without ever reading, and
+dribbles a message that never ends into the same services a byte a second.
+Reversi gets only the held connections: any name is a player there, so a
+dribbled name would take an honest player's seat. Its figures count the
+connections opened and those the server closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import trio
+
+from ring.oldmaid.messages import Join
+from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from ring.oldmaid.table_client import TableClient
+from ring.serve import calm_garbage_collector
+from scenarios.pingpong import MESSAGE, percentile, read_line
+from services.fishnet import conversation as fishnet
+from services.fishnet.client import BotAgent as FishNetBot
+from services.fishnet.players import COMPUTER_PLAYERS
+from services.fishnet.players import make_player as fishnet_player
+from services.notipping import conversation as notipping
+from services.notipping import rules as notipping_rules
+from services.notipping.bots import make_player as notipping_player
+from services.notipping.client import BotAgent as NoTippingBot
+from services.reversi import conversation as reversi
+from services.reversi.bots import make_player as reversi_player
+from services.reversi.client import BotAgent as ReversiBot
+from services.reversi.rules import Position
+
+LOADS = ("fishnet", "reversi", "notipping", "oldmaid", "echo", "hostile")
+CLIENT_TIMEOUT = 60.0  # any one wait of a client on the server
+FINISH_TIMEOUT = 120.0  # after the duration, for the games under way to end
+RAMP = 3.0  # seconds over which the slots start
+OLDMAID_PLAYERS = 4
+ECHO_ROUND_TRIPS = 50  # about a FishNet game's requests
+
+
+@dataclass
+class LoadFigures:
+    load: str
+    slots: int
+    duration: float  # seconds from the first game's start to the last game's end
+    games: int = 0  # completed
+    failed: int = 0
+    failures: list[str] = field(default_factory=list)  # the first few, one line each
+    busy: float = 0.0  # the games' durations added up: busy / duration = games at once
+    samples: int = 0
+    ambiguous: int = 0
+    p50: float = 0.0
+    p99: float = 0.0
+    mean: float = 0.0
+    maximum: float = 0.0
+
+
+class Recorder:
+    """Latency samples and game counts of one load."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self.games = 0
+        self.failures: list[str] = []
+        self.busy = 0.0
+        self.ambiguous = 0
+
+    async def game(self, play: Awaitable[object]) -> None:
+        start = time.perf_counter()
+        try:
+            await play
+        except (fishnet.ClientError, reversi.ClientError, PeerError) as exc:
+            self.failures.append(str(exc))
+        else:
+            self.games += 1
+        self.busy += time.perf_counter() - start
+
+    def figures(self, load: str, slots: int, duration: float) -> LoadFigures:
+        found = LoadFigures(load, slots, duration, self.games, len(self.failures))
+        found.failures = self.failures[:5]
+        found.busy, found.ambiguous = self.busy, self.ambiguous
+        if self.samples:
+            found.samples = len(self.samples)
+            found.p50 = percentile(self.samples, 0.50)
+            found.p99 = percentile(self.samples, 0.99)
+            found.mean = statistics.fmean(self.samples)
+            found.maximum = max(self.samples)
+        return found
+
+
+class Reply:
+    """One outstanding request on one connection: its send time until the reply comes."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self.sent_at: float | None = None
+
+    def sent(self) -> None:
+        self.sent_at = time.perf_counter()
+
+    def heard(self) -> None:
+        if self.sent_at is not None:
+            self.recorder.samples.append(time.perf_counter() - self.sent_at)
+            self.sent_at = None
+
+
+class Relay:
+    """Moves sent and not yet seen arriving, keyed by the position they make."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self.pending: dict[Hashable, list[float]] = {}
+
+    def sent(self, position: Hashable) -> None:
+        self.pending.setdefault(position, []).append(time.perf_counter())
+
+    def arrived(self, position: Hashable) -> None:
+        times = self.pending.pop(position, None)
+        if times is None:  # a game's first board: no move made it
+            return
+        if len(times) == 1:
+            self.recorder.samples.append(time.perf_counter() - times[0])
+        else:
+            self.recorder.ambiguous += len(times)
+
+
+class Pace:
+    """A bot's thinking before each answer: none at full speed, else uniform in [0, 2 mean]."""
+
+    def __init__(self, mean: float, seed: str) -> None:
+        self.mean = mean
+        self.random = random.Random(seed)
+
+    async def think(self) -> None:
+        if self.mean > 0:
+            await trio.sleep(self.random.uniform(0, 2 * self.mean))
+
+
+# -- the clients, with their timing --------------------------------------------------------
+
+
+class TimedFishNetBot:
+    def __init__(self, bot: FishNetBot, reply: Reply, pace: Pace) -> None:
+        self.bot, self.reply, self.pace = bot, reply, pace
+
+    async def hear(self, line: str) -> str | None:
+        self.reply.heard()
+        answer = await self.bot.hear(line)
+        if answer is not None:
+            await self.pace.think()
+            self.reply.sent()
+        return answer
+
+
+class TimedReversiBot:
+    def __init__(self, bot: ReversiBot, relay: Relay, pace: Pace) -> None:
+        self.bot, self.relay, self.pace = bot, relay, pace
+
+    async def started(self, colour: int) -> None:
+        await self.bot.started(colour)
+
+    async def move(self, position: Position) -> tuple[int, int]:
+        self.relay.arrived((position.black, position.white))
+        x, y = await self.bot.move(position)
+        await self.pace.think()
+        after = position.play(x * 8 + y)
+        self.relay.sent((after.black, after.white))
+        return x, y
+
+
+class TimedNoTippingBot:
+    def __init__(
+        self, bot: NoTippingBot, relay: Relay, pace: Pace, seat_taken: Callable[[], None]
+    ) -> None:
+        self.bot, self.relay, self.pace, self.seat_taken = bot, relay, pace, seat_taken
+
+    async def begin(self, game_number: int, max_weight: int, player: int) -> None:
+        self.seat_taken()
+        await self.bot.begin(game_number, max_weight, player)
+
+    async def move(self, view: notipping.View) -> notipping_rules.Move:
+        self.relay.arrived(_lever(view.game))
+        move = await self.bot.move(view)
+        await self.pace.think()
+        self.relay.sent(_lever(view.game.play(move)))
+        return move
+
+
+def _lever(game: notipping_rules.Game) -> Hashable:
+    return game.weights, game.moves_made
+
+
+def time_table_requests(recorder: Recorder) -> None:
+    """Time every peer's requests to the table in this process (the peer has no hook for it)."""
+    untimed = TableClient.request
+
+    @functools.wraps(untimed)
+    async def request(self: TableClient, message: Any, *, timeout: float) -> Any:
+        if isinstance(message, Join):
+            return await untimed(self, message, timeout=timeout)
+        start = time.perf_counter()
+        reply = await untimed(self, message, timeout=timeout)
+        recorder.samples.append(time.perf_counter() - start)
+        return reply
+
+    TableClient.request = request  # type: ignore[method-assign]
+
+
+# -- the games -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameId:
+    """Game ``number`` of slot ``slot`` in a run of ``seed``: its players' seeds and names."""
+
+    seed: int
+    slot: int
+    number: int
+    think: float = 0.0  # mean seconds a bot thinks before each answer
+
+    def pace(self, player: object) -> Pace:
+        return Pace(self.think, self.seed_of(f"pace{player}"))
+
+    def seed_of(self, player: object) -> str:
+        return f"{self.seed}:{self.slot}:{self.number}:{player}"
+
+    @property
+    def name(self) -> str:  # Reversi allows 10 characters
+        return f"c{self.slot}g{self.number}"
+
+
+PlayOne = Callable[[tuple[str, int], GameId, Recorder], Awaitable[None]]
+SERVER_PLAYERS = tuple(COMPUTER_PLAYERS)  # the server's player, in turn: the class plays them all
+
+
+async def fishnet_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
+    opponent = SERVER_PLAYERS[(game.slot + game.number) % len(SERVER_PLAYERS)]
+    agent = TimedFishNetBot(
+        FishNetBot(fishnet_player("alice", game.seed_of(0))), Reply(rec), game.pace(0)
+    )
+    await rec.game(
+        fishnet.play_one_game(address, game.name, opponent, agent, timeout=CLIENT_TIMEOUT)
+    )
+
+
+async def reversi_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
+    """Two connections, each one player: the server pairs them as they come, maybe not together."""
+    relay = _relays.setdefault("reversi", Relay(rec))
+    async with trio.open_nursery() as nursery:
+        for seat in (0, 1):
+            bot = ReversiBot(reversi_player("random", game.seed_of(seat)), None)
+            agent = TimedReversiBot(bot, relay, game.pace(seat))
+            play = reversi.play_one_game(address, game.name, agent, timeout=CLIENT_TIMEOUT)
+            nursery.start_soon(_counted_once, rec, play, seat == 0)
+
+
+async def _counted_once(rec: Recorder, play: Awaitable[object], counted: bool) -> None:
+    """A game's connection; only one of each game's connections counts a game and its time."""
+    if counted:
+        await rec.game(play)
+    else:
+        other = Recorder()
+        await other.game(play)
+        rec.failures.extend(other.failures)
+
+
+_relays: dict[str, Relay] = {}
+# No Tipping forms one game at a time: a request for a seat already granted in
+# the game being formed is DENIED. One request a seat at a time, held until
+# BEGIN, is how a well-behaved pool of clients avoids that.
+_seat_locks: dict[int, trio.Lock] = {}
+
+
+async def notipping_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
+    relay = _relays.setdefault("notipping", Relay(rec))
+
+    async def seat(number: int) -> None:
+        lock = _seat_locks.setdefault(number, trio.Lock())
+        await lock.acquire()
+        held = True
+
+        def begun() -> None:
+            nonlocal held
+            if held:
+                held = False
+                lock.release()
+
+        bot = NoTippingBot(notipping_player("random", game.seed_of(number)))
+        agent = TimedNoTippingBot(bot, relay, game.pace(number), begun)
+        play = notipping.play_one_game(address, game.name, number, agent, timeout=CLIENT_TIMEOUT)
+        try:
+            await _counted_once(rec, play, number == 0)
+        finally:
+            begun()
+
+    async with trio.open_nursery() as nursery:
+        for number in (0, 1):
+            nursery.start_soon(seat, number)
+
+
+async def oldmaid_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
+    """Four peers; the table seats peers as they join, so they may meet other slots' peers."""
+    peers = [
+        Peer(PeerConfig(
+            nick=f"{game.name}p{i}", table=address, seed=(game.seed * 7919 + game.slot) * 1000
+            + game.number * 8 + i, timeout=CLIENT_TIMEOUT,
+        ))
+        for i in range(OLDMAID_PLAYERS)
+    ]  # fmt: skip
+
+    async def one(peer: Peer, counted: bool) -> None:
+        try:
+            await _counted_once(rec, peer.play(), counted)
+        finally:
+            peer.log.close()
+
+    async with trio.open_nursery() as nursery:
+        for i, peer in enumerate(peers):
+            nursery.start_soon(one, peer, i == 0)
+
+
+async def echo_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
+    """The yardstick's "game": ECHO_ROUND_TRIPS line round trips on one connection."""
+
+    async def exchange() -> None:
+        with trio.fail_after(CLIENT_TIMEOUT):
+            stream = await trio.open_tcp_stream(*address)
+        buffer = bytearray()
+        async with stream:
+            for _ in range(ECHO_ROUND_TRIPS):
+                start = time.perf_counter()
+                with trio.fail_after(CLIENT_TIMEOUT):
+                    await stream.send_all(MESSAGE)
+                    if await read_line(stream, buffer) != MESSAGE:
+                        raise fishnet.ClientError("the echo server sent back something else")
+                rec.samples.append(time.perf_counter() - start)
+
+    await rec.game(exchange())
+
+
+# -- hostile clients ------------------------------------------------------------------------
+
+ATTACKER = "127.0.0.2"
+HOLD = 300
+FLOODS = {
+    "fishnet": b"hello\n",
+    "notipping": b"JOINREQUEST:flood:7;",  # there is no seat 7
+    "oldmaid": b'{"cmd":"status"}\n',
+}
+DRIBBLES = {
+    "fishnet": b"play dribbler spot",
+    "notipping": b"JOINREQUEST:dribbler:0",
+    "oldmaid": b'{"cmd":"join","nick":"dribbler","port":1',
+}
+DRIBBLE_PAUSE = 1.0
+
+
+async def hostile(addresses: dict[str, tuple[str, int]], duration: float) -> LoadFigures:
+    """Holders, flooders and dribblers against every service until ``duration`` is over."""
+    opened = closed = 0
+    start = time.perf_counter()
+
+    async def attack(
+        address: tuple[str, int], behave: Callable[[trio.SocketStream], Awaitable[None]]
+    ) -> None:
+        """One connection from ATTACKER doing ``behave`` until the server ends it or time is up."""
+        nonlocal opened, closed
+        try:
+            with trio.fail_after(CLIENT_TIMEOUT):
+                stream = await trio.open_tcp_stream(*address, local_address=ATTACKER)
+        except (OSError, trio.TooSlowError):
+            return
+        opened += 1
+        async with stream:
+            with trio.move_on_after(duration):
+                try:
+                    await behave(stream)
+                    closed += 1  # behave returns only at the end of the stream
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    closed += 1
+
+    async def hold(stream: trio.SocketStream) -> None:
+        while await stream.receive_some(65536):
+            pass
+
+    def flood(garbage: bytes) -> Callable[[trio.SocketStream], Awaitable[None]]:
+        async def behave(stream: trio.SocketStream) -> None:
+            while True:
+                await stream.send_all(garbage * 64)
+
+        return behave
+
+    def dribble(message: bytes) -> Callable[[trio.SocketStream], Awaitable[None]]:
+        async def behave(stream: trio.SocketStream) -> None:
+            for byte in itertools.cycle(message):
+                await stream.send_all(bytes([byte]))
+                await trio.sleep(DRIBBLE_PAUSE)
+
+        return behave
+
+    async with trio.open_nursery() as nursery:
+        for name, address in addresses.items():
+            for _ in range(HOLD):
+                nursery.start_soon(attack, address, hold)
+            if name in FLOODS:
+                nursery.start_soon(attack, address, flood(FLOODS[name]))
+                nursery.start_soon(attack, address, dribble(DRIBBLES[name]))
+    found = LoadFigures("hostile", len(addresses), time.perf_counter() - start)
+    found.games, found.failed = opened, closed  # connections opened, and closed by the server
+    return found
+
+
+GAMES: dict[str, PlayOne] = {
+    "fishnet": fishnet_game,
+    "reversi": reversi_game,
+    "notipping": notipping_game,
+    "oldmaid": oldmaid_game,
+    "echo": echo_game,
+}
+
+
+async def run_load(
+    load: str, address: tuple[str, int], slots: int, duration: float, seed: int, think: float
+) -> LoadFigures:
+    """``slots`` games at once, each slot starting its next game until ``duration`` is over."""
+    rec = Recorder()
+    if load == "oldmaid":
+        time_table_requests(rec)
+    play = GAMES[load]
+    start = time.perf_counter()
+    stop_starting = trio.current_time() + duration
+
+    async def slot(number: int) -> None:
+        # Slots start evenly over RAMP seconds, as a class arrives, not in one instant.
+        await trio.sleep(min(RAMP, duration / 2) * number / slots)
+        game = 0
+        while trio.current_time() < stop_starting:
+            await play(address, GameId(seed, number, game, think), rec)
+            game += 1
+
+    with trio.fail_after(duration + FINISH_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            for number in range(slots):
+                nursery.start_soon(slot, number)
+    return rec.figures(load, slots, time.perf_counter() - start)
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    return host, int(port)
+
+
+def _named_address(text: str) -> tuple[str, tuple[str, int]]:
+    name, _, address = text.partition("=")
+    return name, _address(address)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.capacity_load", description=__doc__)
+    parser.add_argument("load", choices=LOADS)
+    parser.add_argument("address", metavar="HOST:PORT")
+    parser.add_argument("--games", type=int, required=True, help="games at once")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of new games")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--think", type=float, default=0.0, help="mean seconds a bot thinks (default 0)"
+    )
+    args = parser.parse_args(argv)
+    # As the server does: the load's own collection pauses would be timed as the server's.
+    calm_garbage_collector()
+    if args.load == "hostile":
+        targets = dict(_named_address(item) for item in args.address.split(","))
+        figures = trio.run(hostile, targets, args.duration)
+    else:
+        figures = trio.run(
+            run_load,
+            args.load,
+            _address(args.address),
+            args.games,
+            args.duration,
+            args.seed,
+            args.think,
+        )
+    print(json.dumps(asdict(figures)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""The capacity bench's machinery, small: a real ``ring serve`` and real load processes.
+
+The figures themselves are the bench's (``make bench-capacity``); here each
+load plays a couple of games through one server, with the hostile clients
+beside them, and every game must end and every load must have timed replies.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scenarios import capacity
+from scenarios.capacity_load import HOLD, Recorder, Relay
+
+
+def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path) -> None:
+    server, addresses = capacity.start_server(tmp_path, seed=7)
+    try:
+        plan = capacity.Plan(
+            "small", {"fishnet": 2, "reversi": 2, "notipping": 2, "oldmaid": 1}, hostile=True
+        )
+        phase = capacity.run_phase(plan, addresses, server, tmp_path, duration=0.2, seed=7)
+    finally:
+        server.kill()
+    by_load = {f.load: f for f in phase.figures}
+    assert set(by_load) == {"fishnet", "reversi", "notipping", "oldmaid", "hostile"}
+    hostile = by_load.pop("hostile")
+    # Every service held HOLD connections; three of them were flooded and dribbled into.
+    assert hostile.games == 4 * HOLD + 3 + 3
+    for figures in by_load.values():
+        assert figures.failed == 0, figures.failures
+        assert figures.games >= figures.slots
+        assert figures.samples > 0
+        assert 0 < figures.p50 <= figures.p99 <= figures.maximum
+    assert not any("Traceback" in line for line in server.stderr)
+    lines = capacity.format_phase(phase, rtt=1e-4)
+    assert lines[0].startswith("small (") and len(lines) == 1 + 5
+
+
+@pytest.mark.trio
+async def test_a_board_two_games_reach_at_once_is_not_timed() -> None:
+    recorder = Recorder()
+    relay = Relay(recorder)
+    relay.sent("opening")
+    relay.sent("opening")  # another game, the same position
+    relay.sent("middle")
+    relay.arrived("opening")
+    relay.arrived("opening")  # its send time went with the first: nothing to match
+    relay.arrived("middle")
+    relay.arrived("start")  # a first board: no move made it
+    assert len(recorder.samples) == 1
+    assert recorder.ambiguous == 2
