@@ -158,7 +158,7 @@ async def write(stream: trio.abc.SendStream, data: bytes, timeout: float) -> Non
     written = _write_now(stream, data)
     if written < len(data):
         with trio.fail_after(timeout):
-            await stream.send_all(data[written:] if written else data)
+            await stream.send_all(data[written:])
     else:
         await trio.lowlevel.cancel_shielded_checkpoint()
 

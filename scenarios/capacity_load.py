@@ -46,6 +46,7 @@ from typing import Any
 
 import trio
 
+from ring import cliargs
 from ring.oldmaid.messages import Join
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.oldmaid.table_client import TableClient
@@ -90,7 +91,7 @@ class LoadFigures:
 
 
 class Recorder:
-    """Latency samples and game counts of one load."""
+    """Latency samples and game counts of one load, and what its games share."""
 
     def __init__(self) -> None:
         self.samples: list[float] = []
@@ -98,16 +99,23 @@ class Recorder:
         self.failures: list[str] = []
         self.busy = 0.0
         self.ambiguous = 0
+        self.relay = Relay(self)
+        # No Tipping forms one game at a time: a request for a seat already
+        # granted in the game being formed is DENIED. One request a seat at a
+        # time, held until BEGIN, is how a well-behaved pool of clients avoids that.
+        self.seat_locks = (trio.Lock(), trio.Lock())
 
-    async def game(self, play: Awaitable[object]) -> None:
+    async def game(self, play: Awaitable[object], *, counted: bool = True) -> None:
+        """Play one connection's game; only one connection of each game counts it and its time."""
         start = time.perf_counter()
         try:
             await play
         except (fishnet.ClientError, reversi.ClientError, PeerError) as exc:
             self.failures.append(str(exc))
-        else:
+            return
+        if counted:
             self.games += 1
-        self.busy += time.perf_counter() - start
+            self.busy += time.perf_counter() - start
 
     def figures(self, load: str, slots: int, duration: float) -> LoadFigures:
         found = LoadFigures(load, slots, duration, self.games, len(self.failures))
@@ -279,37 +287,17 @@ async def fishnet_game(address: tuple[str, int], game: GameId, rec: Recorder) ->
 
 async def reversi_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
     """Two connections, each one player: the server pairs them as they come, maybe not together."""
-    relay = _relays.setdefault("reversi", Relay(rec))
     async with trio.open_nursery() as nursery:
         for seat in (0, 1):
             bot = ReversiBot(reversi_player("random", game.seed_of(seat)), None)
-            agent = TimedReversiBot(bot, relay, game.pace(seat))
+            agent = TimedReversiBot(bot, rec.relay, game.pace(seat))
             play = reversi.play_one_game(address, game.name, agent, timeout=CLIENT_TIMEOUT)
-            nursery.start_soon(_counted_once, rec, play, seat == 0)
-
-
-async def _counted_once(rec: Recorder, play: Awaitable[object], counted: bool) -> None:
-    """A game's connection; only one of each game's connections counts a game and its time."""
-    if counted:
-        await rec.game(play)
-    else:
-        other = Recorder()
-        await other.game(play)
-        rec.failures.extend(other.failures)
-
-
-_relays: dict[str, Relay] = {}
-# No Tipping forms one game at a time: a request for a seat already granted in
-# the game being formed is DENIED. One request a seat at a time, held until
-# BEGIN, is how a well-behaved pool of clients avoids that.
-_seat_locks: dict[int, trio.Lock] = {}
+            nursery.start_soon(functools.partial(rec.game, play, counted=seat == 0))
 
 
 async def notipping_game(address: tuple[str, int], game: GameId, rec: Recorder) -> None:
-    relay = _relays.setdefault("notipping", Relay(rec))
-
     async def seat(number: int) -> None:
-        lock = _seat_locks.setdefault(number, trio.Lock())
+        lock = rec.seat_locks[number]
         await lock.acquire()
         held = True
 
@@ -320,10 +308,10 @@ async def notipping_game(address: tuple[str, int], game: GameId, rec: Recorder) 
                 lock.release()
 
         bot = NoTippingBot(notipping_player("random", game.seed_of(number)))
-        agent = TimedNoTippingBot(bot, relay, game.pace(number), begun)
+        agent = TimedNoTippingBot(bot, rec.relay, game.pace(number), begun)
         play = notipping.play_one_game(address, game.name, number, agent, timeout=CLIENT_TIMEOUT)
         try:
-            await _counted_once(rec, play, number == 0)
+            await rec.game(play, counted=number == 0)
         finally:
             begun()
 
@@ -344,7 +332,7 @@ async def oldmaid_game(address: tuple[str, int], game: GameId, rec: Recorder) ->
 
     async def one(peer: Peer, counted: bool) -> None:
         try:
-            await _counted_once(rec, peer.play(), counted)
+            await rec.game(peer.play(), counted=counted)
         finally:
             peer.log.close()
 
@@ -479,14 +467,9 @@ async def run_load(
     return rec.figures(load, slots, time.perf_counter() - start)
 
 
-def _address(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    return host, int(port)
-
-
 def _named_address(text: str) -> tuple[str, tuple[str, int]]:
     name, _, address = text.partition("=")
-    return name, _address(address)
+    return name, cliargs.address(address)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -509,7 +492,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures = trio.run(
             run_load,
             args.load,
-            _address(args.address),
+            cliargs.address(args.address),
             args.games,
             args.duration,
             args.seed,

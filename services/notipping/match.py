@@ -161,10 +161,8 @@ class Seat:
         return event
 
     async def read(self) -> bytes:
-        try:
-            return await self.stream.receive_some(READ_SIZE)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return b""
+        """The next bytes, or b"" once the stream has ended or broken; no deadline of its own."""
+        return await read_before(self.stream, math.inf, READ_SIZE)
 
     def too_much_unread(self, data: bytes = b"") -> bool:
         return self.protocol.buffered + len(data) > MAX_MESSAGE

@@ -154,10 +154,8 @@ class _Player:
             self.protocol.receive_data(await read_before(self.stream, deadline, READ_SIZE))
 
     async def _read(self) -> bytes:
-        try:
-            return await self.stream.receive_some(READ_SIZE)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return b""
+        """The next bytes, or b"" once the stream has ended or broken; no deadline of its own."""
+        return await read_before(self.stream, math.inf, READ_SIZE)
 
 
 class ReversiServer:
