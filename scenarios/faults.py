@@ -9,12 +9,12 @@
     SIGKILL the table once the last card is dealt: every peer exits non-zero
     within 5 s, one line each.
 ``ring scenario fault-stop-peer``
-    SIGSTOP the first player seen to be out (another peer logged a ``skip``
-    over it), so it holds no turn but the next turn holder to cross it will
-    wait on it. That peer gives up after ``--peer-timeout`` (2 s here) with
-    one line naming the silent player, its table connection closes, the
-    table aborts, and the others exit within 5 s. The stopped peer is then
-    resumed and must end by itself too.
+    SIGSTOP seat 2 while it waits for the game to start, so player1's first
+    ``your_turn`` waits on it. Player1 gives up after ``--peer-timeout`` (2 s
+    here) with one line naming the silent player and tells the table why
+    (``give_up``): the table aborts naming the stopped player, never the one
+    that waited for it, and the others exit within 5 s. The stopped peer is
+    then resumed and must end by itself too.
 
 Every moment is chosen from the logs, not from a clock, and the seed fixes
 the game, so a run is reproducible. Whatever happens, every process started
@@ -425,7 +425,7 @@ def _stop_peer(game: _Game, result: FaultResult, deadline: float) -> None:
             else f"late or still running: {', '.join(late_ones)}",
         )
     )
-    checks += _table_abort_checks(game, result, waiter)
+    checks += _table_abort_checks(game, result, victim)
     checks.append(
         CheckResult(
             "resumed, all end",
@@ -487,15 +487,16 @@ def _table_abort_checks(game: _Game, result: FaultResult, culprit: str) -> list[
     reasons = [str(r.get("reason")) for r in aborted]
     table = game.processes[TABLE]
     last = table.stdout[-1] if table.stdout else ""
+    named = [r.get("culprit") for r in aborted]
     return [
         CheckResult(
             "transcript aborted",
-            len(aborted) == 1 and culprit in reasons[0],
-            f"aborted records: {reasons}",
+            len(aborted) == 1 and named == [culprit] and reasons[0].startswith(f"{culprit} "),
+            f"aborted records: {reasons}, naming {named}",
         ),
         CheckResult(
             "table line",
-            last.startswith("game aborted:") and culprit in last and table.popen.returncode == 1,
+            last.startswith(f"game aborted: {culprit} ") and table.popen.returncode == 1,
             f"table exit {table.popen.returncode}: {last!r}",
         ),
     ]

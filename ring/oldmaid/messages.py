@@ -92,6 +92,21 @@ class LeftWithTurn(Message, tag="left_with_turn"):
     nick: Nick
 
 
+class GiveUp(Message, tag="give_up"):
+    """A player's last word to the table before it leaves a game it cannot go on with.
+
+    ``nick`` is the player it blames (one that fell silent, or broke the
+    protocol towards it), or None when it cannot tell who; ``reason`` says
+    what went wrong, as a clause that follows the nick ("did not answer
+    offer within 10 s"). The table then aborts the game naming ``nick``, not
+    the player who waited for it (WIRE.md says a player who is still in and
+    leaves aborts the game; this says why).
+    """
+
+    nick: Nick | None = None
+    reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
+
+
 class GameOver(Message, tag="game_over"):
     """The table's notice to watching connections; it gets no reply."""
 
@@ -103,7 +118,17 @@ class GameOver(Message, tag="game_over"):
 
 
 Request = (
-    Join | Draw | Discard | OutOfCards | Status | LeftWithTurn | YourTurn | Offer | Pick | GameOver
+    Join
+    | Draw
+    | Discard
+    | OutOfCards
+    | Status
+    | LeftWithTurn
+    | GiveUp
+    | YourTurn
+    | Offer
+    | Pick
+    | GameOver
 )
 
 Result = Literal["ok", "error", "out", "last_card"]

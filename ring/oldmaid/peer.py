@@ -24,7 +24,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import trio
 
@@ -36,6 +36,7 @@ from ring.oldmaid.messages import (
     Discard,
     Draw,
     GameOver,
+    GiveUp,
     Join,
     LeftWithTurn,
     Offer,
@@ -69,6 +70,16 @@ DIAL_RETRY_MAX = 0.2
 # After a neighbour fails, how long to wait for the table to abort the game
 # before blaming the neighbour ourselves (see _game_is_over).
 TABLE_GRACE = 0.5
+# A seat that has not answered a turn request within this long is looked up
+# in the table's status (and again every OUT_GRACE after): if the table lists
+# it as out, it is skipped as if it had answered "out". Some older clients,
+# once out, keep their listener open but never accept another connection, or
+# accept and never answer; the kernel completes the handshake for them, so
+# only silence tells. A seat still in keeps the whole peer timeout. Our own
+# peers answer within milliseconds, so a healthy ring never waits this long.
+OUT_GRACE = 0.2
+# How long the table may take to answer a give_up report before we leave anyway.
+GIVE_UP_WAIT = 2.0
 # Failures of one connection or wait; each becomes one line for the user.
 NETWORK_ERRORS = (
     LinkError,
@@ -81,7 +92,23 @@ NETWORK_ERRORS = (
 
 
 class PeerError(Exception):
-    """Why this peer cannot go on, in one line for the user."""
+    """Why this peer cannot go on, in one line for the user.
+
+    ``culprit`` is the player at fault where this peer can tell (a neighbour
+    that fell silent or broke the protocol towards it), and ``clause`` what
+    it did, as words that follow its nick: both go to the table in a
+    ``give_up`` report, so the abort names the culprit, not this peer.
+    """
+
+    def __init__(self, message: str, *, culprit: str | None = None, clause: str = "") -> None:
+        super().__init__(message)
+        self.culprit = culprit
+        self.clause = clause
+
+
+def fault(nick: str, clause: str) -> PeerError:
+    """The error for a player that broke the game for us: "NICK CLAUSE", naming it."""
+    return PeerError(f"{nick} {clause}", culprit=nick, clause=clause)
 
 
 class Phase(enum.Enum):
@@ -130,6 +157,8 @@ class PeerConfig:
 # What asking a seat yields when it cannot be reached and the table lists it
 # as out: it left after going out, so it is skipped as if it answered "out".
 _GONE = Reply(result="out", message="left the game")
+# ... and when it is out by the table and did not answer within OUT_GRACE.
+_SILENT = Reply(result="out", message="out, and did not answer")
 
 
 @dataclass(frozen=True)
@@ -173,7 +202,9 @@ class Peer:
         self._links: dict[int, Connection] = {}
         self._answered: set[int] = set()  # seats whose link has carried a reply
         self._last_heard = 0.0  # trio.current_time() of the last message heard
-        self._gone: set[int] = set()  # seats that went out and left (see _left_the_game)
+        # Seats skipped from now on, and why: "left" (went out and left, see
+        # _left_the_game) or "silent" (out by the table and not answering).
+        self._gone: dict[int, str] = {}
         # Set (and replaced) whenever the ring shows it moves: a request
         # reaches our listener, or the game ends.
         self._progress = trio.Event()
@@ -314,7 +345,7 @@ class Peer:
                 # After game over, out players close their listeners; a
                 # failed handoff then is the end, not an error.
                 if not await self._game_is_over():
-                    raise _as_peer_error(exc) from None
+                    await self._give_up(_as_peer_error(exc))
                 return
 
     async def _game_is_over(self) -> bool:
@@ -336,6 +367,27 @@ class Peer:
         with trio.move_on_after(TABLE_GRACE):
             await self.table.game_over.wait()
         return self.table.game_over.is_set()
+
+    async def _give_up(self, exc: PeerError) -> NoReturn:
+        """Tell the table why we leave, naming the culprit if we know it; then raise ``exc``.
+
+        A player who is in and leaves aborts the game; without this word the
+        table could only say that we left, blaming the player who waited
+        rather than the one who fell silent (docs/protocols/oldmaid.md 5.8).
+        """
+        if self.table is not None and self.seated.is_set() and not self.table.game_over.is_set():
+            report = GiveUp(nick=exc.culprit, reason=exc.clause if exc.culprit else str(exc))
+            try:
+                reply = await self.table.request(report, timeout=GIVE_UP_WAIT)
+            except NETWORK_ERRORS:
+                reply = None
+            self.log.write(
+                "give_up",
+                nick=exc.culprit,
+                reason=report.reason,
+                accepted=reply is not None and reply.ok,
+            )
+        raise exc
 
     async def _next_turn(self) -> Turn | None:
         """The next turn, or None at game end; ``PeerError`` after too long a silence.
@@ -395,7 +447,7 @@ class Peer:
             if reply.result == "out":
                 self._log_skip(seat, reply, "draw")
                 continue
-            raise PeerError(f"{self._nick(seat)} refused your_turn: {reply.message}")
+            raise fault(self._nick(seat), f"refused your_turn: {reply.message}")
         raise PeerError("no other player would take the draw turn")
 
     # -- the offer phase -------------------------------------------------------
@@ -419,7 +471,7 @@ class Peer:
                 self._log_skip(seat, reply, "offer")
                 continue
             if reply.result != "ok":
-                raise PeerError(f"{self._nick(seat)} refused our offer: {reply.message}")
+                raise fault(self._nick(seat), f"refused {self.nick}'s offer: {reply.message}")
             if offered == 0:
                 self.log.write("pass", to=self._nick(seat), t_start=t_start, t_offer=t_offer)
                 self._handed_turn_to(seat)
@@ -442,8 +494,8 @@ class Peer:
             try:
                 event = await link.receive(timeout=self.config.timeout)
             except trio.TooSlowError:
-                raise PeerError(
-                    f"{self._nick(seat)} did not pick within {self.config.timeout:g} s"
+                raise fault(
+                    self._nick(seat), f"did not pick within {self.config.timeout:g} s"
                 ) from None
             if isinstance(event, Pick):
                 # WIRE.md: the handout's "between 0 and number_of_cards_left"
@@ -463,9 +515,9 @@ class Peer:
                 await link.send(error(event.reason))
                 continue
             if isinstance(event, Closed):
-                raise PeerError(f"{self._nick(seat)} closed the connection instead of picking")
-            raise PeerError(f"{self._nick(seat)} sent {event!r} instead of a pick")
-        raise PeerError(f"{self._nick(seat)} made {MAX_BAD_PICKS} bad picks in a row")
+                raise fault(self._nick(seat), "closed the connection instead of picking")
+            raise fault(self._nick(seat), f"sent {event!r} instead of a pick")
+        raise fault(self._nick(seat), f"made {MAX_BAD_PICKS} bad picks in a row")
 
     async def _go_out(self) -> None:
         """Tell the table this hand is empty, once; before answering anyone ``out``."""
@@ -557,7 +609,10 @@ class Peer:
                 if isinstance(event, YourTurn):
                     await self._answer_your_turn(link)
                 elif isinstance(event, Offer):
-                    await self._answer_offer(link, event)
+                    try:
+                        await self._answer_offer(link, event)
+                    except PeerError as exc:
+                        await self._give_up(exc)
         except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.
@@ -600,7 +655,7 @@ class Peer:
             self._turns_in.send_nowait(Turn.OFFER)
             return
         card_num = self.hand.choose_pick(offer.num_cards)
-        giver = offer.sender or "the offering player"
+        giver = offer.sender
         if not offer.stream:
             # It may read one message per recv: ok and pick must not arrive together.
             await trio.sleep(self.config.pick_pause)
@@ -611,26 +666,53 @@ class Peer:
                 await link.send(Pick(card_num=card_num))
                 event = await link.receive()
             except trio.TooSlowError:
-                raise PeerError(
-                    f"{giver} did not answer our pick within {self.config.timeout:g} s"
+                raise await self._offerer_fault(
+                    giver, f"did not answer {self.nick}'s pick within {self.config.timeout:g} s"
                 ) from None
             if isinstance(event, Closed):
                 if await self._game_is_over():
                     return  # the end: the turn loop hears it from the table
-                raise PeerError(f"{giver} closed the connection instead of giving the card")
+                raise await self._offerer_fault(
+                    giver, "closed the connection instead of giving the picked card"
+                )
             if not isinstance(event, Answered):
-                raise PeerError(f"expected the picked card, got {event!r}")
+                raise await self._offerer_fault(giver, f"sent {event!r} instead of the picked card")
             if event.reply.ok:
                 break
             card_num = self.hand.choose_pick(offer.num_cards)
         else:
-            raise PeerError("the offering player refused every pick")
+            raise await self._offerer_fault(giver, f"refused {MAX_BAD_PICKS} picks in a row")
         card = event.reply.card
         assert card is not None
         self.log.write("pick", card_num=card_num, card=_wire(card), **{"from": offer.sender})
         self.hand.receive(card)
         await self._discard_pairs()
         self._turns_in.send_nowait(Turn.OFFER)
+
+    async def _offerer_fault(self, sender: str | None, clause: str) -> PeerError:
+        """The error naming the player whose offer we took, from its ``from`` or the table.
+
+        Older clients do not say who they are. The offer came from the nearest
+        player to our right who held cards, so still in by the table's status
+        (it had not given its card, so it could not have gone out since).
+        """
+        nick = sender if sender in self._nicks() else None
+        if nick is None:
+            try:
+                status = await self._table_request(Status())
+            except NETWORK_ERRORS:
+                status = None
+            out = set(status.out or []) if status is not None and status.ok else None
+            if out is not None:
+                count = len(self.players)
+                right = ((self.seat - k) % count for k in range(1, count))
+                nick = next((self._nick(s) for s in right if self._nick(s) not in out), None)
+        if nick is None:
+            return PeerError(f"the offering player {clause}")
+        return fault(nick, clause)
+
+    def _nicks(self) -> list[str]:
+        return [nick for _, nick in self.players]
 
     # -- connections we dial ---------------------------------------------------
 
@@ -671,7 +753,10 @@ class Peer:
             if trio.current_time() + delay >= deadline:
                 raise PeerError(
                     f"cannot reach {nick} at {host}:{port} within {self.config.timeout:g} s "
-                    f"({attempt} attempts): {failure or 'timed out'}"
+                    f"({attempt} attempts): {failure or 'timed out'}",
+                    culprit=nick,
+                    clause=f"could not be reached at {host}:{port} for {self.config.timeout:g} s "
+                    f"({attempt} attempts)",
                 ) from None
             await trio.sleep(delay)
             delay = min(2 * delay, DIAL_RETRY_MAX)
@@ -686,16 +771,29 @@ class Peer:
         reply = await self._table_request(Status())
         if not (reply.ok and reply.out is not None and self._nick(seat) in reply.out):
             return False
-        self._gone.add(seat)
+        await self._drop_seat(seat, "left")
+        return True
+
+    async def _listed_out(self, seat: int) -> bool:
+        reply = await self._table_request(Status())
+        return reply.ok and reply.out is not None and self._nick(seat) in reply.out
+
+    async def _drop_seat(self, seat: int, why: str) -> None:
+        """Skip ``seat`` from now on: it is out by the table and left (or fell silent)."""
+        self._gone[seat] = why
         link = self._links.pop(seat, None)
         if link is not None:
             await link.aclose()
-        self.log.write("gone", nick=self._nick(seat))
-        return True
+        self.log.write("gone", nick=self._nick(seat), why=why)
 
     def _log_skip(self, seat: int, reply: Reply, phase: str) -> None:
-        if reply is _GONE:
-            self.log.write("skip", over=self._nick(seat), phase=phase, left=True)
+        if reply is _SILENT:
+            self.log.write(
+                "skip", over=self._nick(seat), phase=phase, silent=True, waited=OUT_GRACE
+            )
+        elif reply is _GONE:
+            why = {"silent": {"silent": True}, "left": {"left": True}}[self._gone[seat]]
+            self.log.write("skip", over=self._nick(seat), phase=phase, **why)
         else:
             self.log.write("skip", over=self._nick(seat), phase=phase)
 
@@ -713,6 +811,9 @@ class Peer:
             if link is None:
                 return _GONE
             event = await self._exchange(link, request, seat)
+            if event is _SILENT:
+                await self._drop_seat(seat, "silent")
+                return _SILENT
             if not isinstance(event, Closed):
                 break
             self._links.pop(seat, None)
@@ -720,11 +821,14 @@ class Peer:
             if await self._left_the_game(seat):
                 return _GONE
             if attempt or seat in self._answered:
-                raise PeerError(f"{self._nick(seat)} closed the connection")
+                raise fault(
+                    self._nick(seat),
+                    f"closed the connection instead of answering {request_name(request)}",
+                )
         if isinstance(event, Answered):
             self._answered.add(seat)
             return event.reply
-        raise PeerError(f"{self._nick(seat)} sent {event!r} instead of a reply")
+        raise fault(self._nick(seat), f"sent {event!r} instead of a reply")
 
     # -- a handoff to a player who leaves --------------------------------------
 
@@ -773,15 +877,29 @@ class Peer:
         return reply.ok
 
     async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
-        """The event that answers ``request``: a reply, ``Closed``, or something odd."""
+        """The event that answers ``request``: a reply, ``Closed``, ``_SILENT``, or something odd.
+
+        A seat still in has the whole peer timeout to answer; one that the
+        table lists as out is skipped once it has been silent for OUT_GRACE.
+        """
+        timeout = self.config.timeout
+        too_slow = fault(
+            self._nick(seat), f"did not answer {request_name(request)} within {timeout:g} s"
+        )
+        deadline = trio.current_time() + timeout
         try:
             await link.send(request)
-            return await link.receive()
+            while True:
+                wait = min(OUT_GRACE, deadline - trio.current_time())
+                try:
+                    return await link.receive(timeout=max(wait, 0.0))
+                except trio.TooSlowError:
+                    if trio.current_time() >= deadline:
+                        raise too_slow from None
+                if await self._listed_out(seat):
+                    return _SILENT
         except trio.TooSlowError:
-            raise PeerError(
-                f"{self._nick(seat)} did not answer {request_name(request)} "
-                f"within {self.config.timeout:g} s"
-            ) from None
+            raise too_slow from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return Closed()
 

@@ -9,8 +9,8 @@ Every connection is a strict request/reply exchange (WIRE.md): a side never
 sends a second request before the reply to its first. Which requests a side
 may receive depends on its role:
 
-- ``TABLE_SERVER`` receives join, draw, discard, out_of_cards, status and
-  left_with_turn;
+- ``TABLE_SERVER`` receives join, draw, discard, out_of_cards, status,
+  left_with_turn and give_up;
 - ``TABLE_CLIENT`` receives replies and the table's ``game_over`` notice;
 - ``OFFERER`` (the side that dialled its left neighbour) sends your_turn and
   offer, and answers the pick that follows an accepted offer;
@@ -35,6 +35,7 @@ from ring.oldmaid.messages import (
     Discard,
     Draw,
     GameOver,
+    GiveUp,
     Join,
     LeftWithTurn,
     Message,
@@ -92,14 +93,14 @@ class Farewell:
 Event = Request | Answered | Invalid | Closed | NeedData
 
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
-    Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn),
+    Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp),
     Role.TABLE_CLIENT: (GameOver,),
     Role.OFFERER: (Pick,),
     Role.PICKER: (YourTurn, Offer),
 }
 _SENDS: dict[Role, tuple[type[Message], ...]] = {
     Role.TABLE_SERVER: (GameOver,),
-    Role.TABLE_CLIENT: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn),
+    Role.TABLE_CLIENT: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp),
     Role.OFFERER: (YourTurn, Offer),
     Role.PICKER: (Pick,),
 }
@@ -111,6 +112,7 @@ _RESULTS: dict[type[Message], frozenset[str]] = {
     OutOfCards: frozenset({"ok", "error"}),
     Status: frozenset({"ok", "error"}),
     LeftWithTurn: frozenset({"ok", "error"}),
+    GiveUp: frozenset({"ok", "error"}),
     YourTurn: frozenset({"ok", "out", "error"}),
     Offer: frozenset({"ok", "out", "error"}),
     Pick: frozenset({"ok", "error"}),

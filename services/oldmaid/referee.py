@@ -104,6 +104,8 @@ class Over:
 class Aborted:
     EVENT: ClassVar[str] = "aborted"
     reason: str
+    # The player the reason names as the one at fault, where there is one.
+    culprit: str | None = None
 
 
 RefereeEvent = Started | Dealt | Discarded | WentOut | Left | Over | Aborted
@@ -141,6 +143,7 @@ class TableGame:
         self.state = GameState.WAITING
         self.loser: str | None = None
         self.reason: str | None = None
+        self.culprit: str | None = None  # the player an abort names as at fault
         self._joined: dict[str, Address] = {}  # in join order
         self._seats: list[Seat] = []
         self._seat_of: dict[str, int] = {}
@@ -255,7 +258,7 @@ class TableGame:
             elif self.decided:
                 self.end_without_pairs()
             else:
-                self.abort(f"{nick} left the table")
+                self.abort(f"{nick} left the table", culprit=nick)
 
     def start(self) -> tuple[Seat, ...]:
         self._require(GameState.WAITING)
@@ -364,8 +367,31 @@ class TableGame:
             f"goes out holding the turn must pass it on with an offer of num_cards 0); "
             f"reported by {reporter}"
         )
-        self.abort(reason)
+        self.abort(reason, culprit=nick)
         return reason
+
+    def give_up(self, reporter: str, nick: str | None, reason: str) -> str:
+        """``reporter`` cannot go on and is about to leave, because of ``nick``.
+
+        A player who is in and leaves aborts the game anyway; its last word
+        lets the abort name the player who fell silent or broke the protocol
+        towards it, rather than the one who waited for it. The table cannot
+        see messages between peers, so the reason says whose word it is.
+        Returns the reason the game was aborted with.
+        """
+        self._require(GameState.PLAYING)
+        self._seat(reporter)
+        reason = " ".join(reason.split()) or "gave no reason"
+        if nick is None:
+            text = f"{reporter} gave up: {reason}"
+            self.abort(text)
+            return text
+        self._seat(nick)
+        if nick == reporter:
+            raise RefereeError("a player cannot give up because of itself; leave instead")
+        text = f"{nick} {reason} (reported by {reporter}, which gave up waiting)"
+        self.abort(text, culprit=nick)
+        return text
 
     def end_without_pairs(self) -> None:
         """End a decided game although pairs were never discarded (see ``decided``)."""
@@ -373,13 +399,14 @@ class TableGame:
             raise RefereeError("the game is not decided")
         self._end()
 
-    def abort(self, reason: str) -> bool:
+    def abort(self, reason: str, *, culprit: str | None = None) -> bool:
         """End the game without a loser; False if it had already ended."""
         if self.state not in (GameState.WAITING, GameState.PLAYING):
             return False
         self.state = GameState.ABORTED
         self.reason = reason
-        self._events.append(Aborted(reason))
+        self.culprit = culprit
+        self._events.append(Aborted(reason, culprit))
         return True
 
     # -- helpers --------------------------------------------------------------

@@ -21,7 +21,16 @@ import msgspec
 import trio
 
 from ring.events import EventLog
-from ring.oldmaid.messages import Discard, Draw, GameOver, LeftWithTurn, OutOfCards, Reply, ok
+from ring.oldmaid.messages import (
+    Discard,
+    Draw,
+    GameOver,
+    GiveUp,
+    LeftWithTurn,
+    OutOfCards,
+    Reply,
+    ok,
+)
 from ring.transport import Connection
 from services.oldmaid.referee import (
     Address,
@@ -95,6 +104,7 @@ class GameOutcome:
     out: tuple[str, ...]
     reason: str | None
     undiscarded: int = 0
+    culprit: str | None = None  # the player an abort names as at fault, if any
 
     @property
     def line(self) -> str:
@@ -198,6 +208,9 @@ class Game:
             return ok()
         if isinstance(request, LeftWithTurn):
             self.referee.left_with_turn(nick, request.nick)
+            return ok()
+        if isinstance(request, GiveUp):
+            self.referee.give_up(nick, request.nick, request.reason)
             return ok()
         # The Link lets only table requests through; anything else is a bug there.
         raise AssertionError(f"unexpected request {request!r}")
@@ -387,6 +400,7 @@ class Game:
             out=standing.out,
             reason=standing.reason,
             undiscarded=standing.undiscarded,
+            culprit=self.referee.culprit,
         )
 
 

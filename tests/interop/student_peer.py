@@ -11,9 +11,10 @@ switches on one habit of the old clients, in any combination:
     in ``join``, and only bind and listen on it SECONDS after the join reply
     arrives; then dial the left neighbour (with retries: it may be late too).
 ``--one-recv``
-    read every message with exactly one ``recv(4096)`` and ``json.loads`` it;
-    two objects in one read crash the client, as they did the 2013 ones. As a
-    picker, pause 50 ms between ``ok`` and ``pick``.
+    read every message with exactly one ``recv(--recv-size)`` (1024 bytes, the
+    size most of that code used) and ``json.loads`` it; two objects in one
+    read crash the client, as they did the 2013 ones. As a picker, pause 50 ms
+    between ``ok`` and ``pick``.
 ``--pick-inclusive``
     pick ``card_num`` from 0..n inclusive; as an offerer read the index as
     1-based the way Python 2 code did: ``hand.pop(card_num - 1)``.
@@ -26,8 +27,22 @@ switches on one habit of the old clients, in any combination:
 ``--leave-holding-turn``
     when it goes out holding the turn (by a pick or by the last draw), exit at
     once without passing the turn on. Implies ``--leave-when-out``.
+``--deaf-when-out``
+    once out, stop calling ``accept()`` but keep the listening socket open:
+    the connections it already has are served (``out``), a new one completes
+    its handshake in the kernel's backlog and is never read. One 2013 client
+    did exactly this (its accept loop ended with its part in the game).
+``--mute-when-out``
+    once out, accept new connections but never read or answer them.
+``--chatty``
+    ``print`` every message sent and received to stdout as it goes, the way
+    students debug, into a pipe that is block-buffered; the result line is
+    the last line printed.
 ``--all``
-    all six (``--listen-late`` 0.3 s unless given).
+    the first six and ``--chatty`` (``--listen-late`` 0.3 s unless given).
+``--all-deaf``, ``--all-mute``
+    ``--all`` with ``--deaf-when-out`` (or ``--mute-when-out``) instead of
+    leaving once out: it stays to the end, never leaves holding the turn.
 
 Whatever the flags: stdlib only, blocking sockets, one thread per connection,
 TCP_NODELAY on every socket, every message bare ``json.dumps`` output with no
@@ -62,7 +77,7 @@ POLL_INTERVAL = 0.05  # status polling while idle
 DIAL_RETRY = 0.05  # pause between refused dials
 PICK_PAUSE = 0.05  # --one-recv: between "ok" and "pick", as the 2013 clients did
 LINGER = 0.2  # an out player keeps answering this long after the end
-ONE_RECV_SIZE = 4096
+ONE_RECV_SIZE = 1024  # --recv-size: what most of the 2013 code passed to recv
 MAX_MESSAGE = 65536
 MAX_BAD_PICKS = 8
 DEFAULT_LISTEN_LATE = 0.3
@@ -240,17 +255,21 @@ def decode_one_read(data, name):
 class Conn:
     """One TCP connection: bare json.dumps writes, and one of two readers."""
 
-    def __init__(self, sock, name, one_recv=False):
+    def __init__(self, sock, name, one_recv=False, recv_size=ONE_RECV_SIZE, chatty=False):
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
         self.name = name
         self.one_recv = one_recv
+        self.recv_size = recv_size
+        self.chatty = chatty
         self.reader = StreamReader()
         self.lock = threading.Lock()  # one exchange at a time on a dialled connection
 
     def send(self, msg):
         data = json.dumps(msg).encode("utf-8")  # no newline: the 2013 clients sent none
+        if self.chatty:
+            print(f"{self.name} send {data.decode()}")  # block-buffered into a pipe
         self.sock.settimeout(REPLY_TIMEOUT)
         try:
             self.sock.sendall(data)
@@ -272,12 +291,14 @@ class Conn:
             raise ConnClosed(f"{self.name}: {e}") from None
         if not data:
             raise ConnClosed(f"{self.name}: connection closed")
+        if self.chatty:
+            print(f"{self.name} recv {data!r}")
         return data
 
     def recv(self, deadline):
         """The next object; ReplyTimeout at the deadline, ConnClosed on EOF."""
         if self.one_recv:
-            return decode_one_read(self._read(deadline, ONE_RECV_SIZE), self.name)
+            return decode_one_read(self._read(deadline, self.recv_size), self.name)
         while True:
             obj = self.reader.next()
             if obj is not None:
@@ -320,6 +341,10 @@ class Peer:
         self.keep_last_pair = args.keep_last_pair
         self.leave_holding = args.leave_holding_turn
         self.leave_out = args.leave_when_out or args.leave_holding_turn
+        self.deaf_when_out = args.deaf_when_out
+        self.mute_when_out = args.mute_when_out
+        self.recv_size = args.recv_size
+        self.chatty = args.chatty
         self.report_path = args.report
 
         self.lock = threading.RLock()  # hand, phase, out flag
@@ -353,7 +378,12 @@ class Peer:
             "result": None,
             "error": None,
             "left_at": None,
+            "deaf_conns": 0,  # connections left unaccepted in the backlog once out
+            "mute_conns": 0,  # connections accepted once out and never answered
         }
+
+    def conn(self, sock, name):
+        return Conn(sock, name, self.one_recv, self.recv_size, self.chatty)
 
     # ---- ending the process ----------------------------------------------
 
@@ -367,6 +397,8 @@ class Peer:
             conns.append(self.table)
         for conn in conns:
             conn.close()
+        if self.deaf_when_out and self.is_out and self.listener is not None:
+            self.stats["deaf_conns"] = _backlog(self.listener)
         if self.listener is not None:
             with contextlib.suppress(OSError):
                 self.listener.close()
@@ -510,7 +542,7 @@ class Peer:
                     if time.monotonic() + DIAL_RETRY >= deadline:
                         raise PeerError(f"cannot dial {nick} at {host}:{port}: {e}") from None
                     time.sleep(DIAL_RETRY)
-            conn = Conn(sock, f"{self.nick}>{nick}", self.one_recv)
+            conn = self.conn(sock, f"{self.nick}>{nick}")
             self.outs[seat] = conn
             return conn
 
@@ -696,6 +728,8 @@ class Peer:
 
     def accept_loop(self, listener):
         while not self.done.is_set():
+            if self.deaf_when_out and self.is_out:
+                return  # the listener stays open: dials still complete, into the backlog
             try:
                 sock, addr = listener.accept()
             except TimeoutError:
@@ -704,7 +738,12 @@ class Peer:
                 if not self.done.is_set():
                     self.fail(PeerError(f"listener failed: {e}"))
                 return
-            conn = Conn(sock, f"inbound from {addr[0]}:{addr[1]}", self.one_recv)
+            if self.mute_when_out and self.is_out:
+                self.stats["mute_conns"] += 1
+                with self.lock:
+                    self.inbound.append(Conn(sock, f"mute to {addr[0]}:{addr[1]}"))
+                continue  # held open, never read
+            conn = self.conn(sock, f"inbound from {addr[0]}:{addr[1]}")
             with self.lock:
                 self.inbound.append(conn)
             threading.Thread(target=self.serve_inbound, args=(conn,), daemon=True).start()
@@ -781,7 +820,7 @@ class Peer:
             tsock = socket.create_connection((host or "127.0.0.1", port), timeout=REPLY_TIMEOUT)
         except OSError as e:
             raise PeerError(f"cannot reach the table at {self.table_addr}: {e}") from None
-        self.table = Conn(tsock, "table", self.one_recv)
+        self.table = self.conn(tsock, "table")
         local_ip = tsock.getsockname()[0]
 
         if self.listen_late is None:
@@ -863,6 +902,17 @@ class Peer:
         return line
 
 
+def _backlog(listener):
+    """How many connections wait unaccepted: accept them now, without a word, to count."""
+    count = 0
+    with contextlib.suppress(OSError):
+        listener.settimeout(0)
+        while True:
+            listener.accept()[0].close()
+            count += 1
+    return count
+
+
 class OneLineParser(argparse.ArgumentParser):
     def error(self, message):
         sys.stderr.write(f"student_peer: {message}\n")
@@ -882,15 +932,27 @@ def parse_args(argv=None):
     ap.add_argument("--leave-when-out", action="store_true")
     ap.add_argument("--keep-last-pair", action="store_true")
     ap.add_argument("--leave-holding-turn", action="store_true")
-    ap.add_argument("--all", action="store_true", help="all six behaviours")
+    ap.add_argument("--deaf-when-out", action="store_true")
+    ap.add_argument("--mute-when-out", action="store_true")
+    ap.add_argument("--recv-size", type=int, default=ONE_RECV_SIZE, metavar="BYTES")
+    ap.add_argument("--chatty", action="store_true")
+    ap.add_argument("--all", action="store_true", help="the first six habits and --chatty")
+    ap.add_argument("--all-deaf", action="store_true", help="--all, deaf once out, not leaving")
+    ap.add_argument("--all-mute", action="store_true", help="--all, mute once out, not leaving")
     args = ap.parse_args(argv)
-    if args.all:
+    if args.all or args.all_deaf or args.all_mute:
         if args.listen_late is None:
             args.listen_late = DEFAULT_LISTEN_LATE
-        args.one_recv = args.pick_inclusive = args.leave_when_out = True
-        args.keep_last_pair = args.leave_holding_turn = True
+        args.one_recv = args.pick_inclusive = args.keep_last_pair = args.chatty = True
+        args.leave_when_out = args.leave_holding_turn = args.all
+        args.deaf_when_out = args.deaf_when_out or args.all_deaf
+        args.mute_when_out = args.mute_when_out or args.all_mute
     if args.listen_late is not None and args.listen_late < 0:
         ap.error("--listen-late must be >= 0")
+    if args.recv_size < 1:
+        ap.error("--recv-size must be >= 1")
+    if (args.deaf_when_out or args.mute_when_out) and args.leave_when_out:
+        ap.error("--deaf-when-out and --mute-when-out stay in the game: not with leaving")
     return args
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from ring.oldmaid.peer import OUT_GRACE
 from tests.interop.student_rings import ALL, RULE, STUDENT_NICK, RingGame, judge, play
 
 pytestmark = pytest.mark.scenario
@@ -109,3 +110,35 @@ def test_leaving_with_the_turn_ends_the_game_within_seconds_naming_it(tmp_path: 
     assert game.end_delay is not None and game.end_delay < 10
     [report] = peer_events(tmp_path, game, "left_with_turn")
     assert report["nick"] == STUDENT_NICK
+
+
+def _assert_skipped_once_silent(tmp_path: Path, game: RingGame) -> None:
+    """Our peers skipped the old client as silent: the first time after the grace, then at once."""
+    skips = [r for r in peer_events(tmp_path, game, "skip") if r.get("silent")]
+    assert skips and {r["over"] for r in skips} == {STUDENT_NICK}
+    assert any(r.get("waited") == OUT_GRACE for r in skips)
+    gone = peer_events(tmp_path, game, "gone")
+    assert gone and {(r["nick"], r["why"]) for r in gone} == {(STUDENT_NICK, "silent")}
+
+
+def test_an_out_player_that_stops_accepting_is_skipped_after_a_short_grace(
+    tmp_path: Path,
+) -> None:
+    # Once out it keeps its listener open but never accepts again: a dial past
+    # the players between completes in the kernel's backlog and hears nothing.
+    game = played(8, 1000, ("--deaf-when-out",), tmp_path)
+    assert game.report["deaf_conns"] > 0
+    _assert_skipped_once_silent(tmp_path, game)
+
+
+def test_an_out_player_that_accepts_and_never_answers_is_skipped_too(tmp_path: Path) -> None:
+    game = played(5, 1003, ("--mute-when-out",), tmp_path)
+    assert game.report["mute_conns"] > 0
+    _assert_skipped_once_silent(tmp_path, game)
+
+
+def test_a_client_printing_as_it_goes_reads_1024_bytes_at_a_time(tmp_path: Path) -> None:
+    game = played(8, 1000, ("--chatty", "--one-recv"), tmp_path)
+    printed = (tmp_path / f"{STUDENT_NICK}.out").read_text().splitlines()
+    assert len(printed) > 20 and printed[-1] == game.peers[STUDENT_NICK].out
+    assert not game.report["two_in_one_read"]

@@ -119,7 +119,7 @@ def test_leaving_during_play_aborts_and_names_the_player() -> None:
     game.leave("p1")
     assert game.state is GameState.ABORTED
     assert game.reason == "p1 left the table"
-    assert game.take_events() == [Aborted("p1 left the table")]
+    assert game.take_events() == [Aborted("p1 left the table", culprit="p1")]
     assert "aborted: p1 left the table" in error_text(game.draw, "p0")
 
 
@@ -456,6 +456,31 @@ def test_left_with_turn_aborts_naming_the_player_and_the_rule() -> None:
     assert "num_cards 0" in reason
     assert reason.endswith(f"reported by {order[0]}")
     assert "aborted" in error_text(game.left_with_turn, order[0], order[1])
+
+
+def test_give_up_aborts_naming_the_player_it_blames_not_the_reporter() -> None:
+    game = started(4)
+    order = nicks(game)
+    assert "not playing" in error_text(game.give_up, "ghost", order[1], "did not answer")
+    assert "not playing" in error_text(game.give_up, order[0], "ghost", "did not answer")
+    assert "because of itself" in error_text(game.give_up, order[0], order[0], "did not answer")
+    assert game.state is GameState.PLAYING
+    reason = game.give_up(order[0], order[2], "did not answer offer\nwithin 10 s")
+    assert reason == (
+        f"{order[2]} did not answer offer within 10 s (reported by {order[0]}, "
+        "which gave up waiting)"
+    )
+    assert (game.state, game.reason, game.culprit) == (GameState.ABORTED, reason, order[2])
+    assert game.take_events()[-1] == Aborted(reason, culprit=order[2])
+    assert "aborted" in error_text(game.give_up, order[1], order[3], "did not pick")
+
+
+def test_give_up_without_a_culprit_names_no_one_else() -> None:
+    game = started(3)
+    order = nicks(game)
+    reason = game.give_up(order[1], None, "heard nothing for 120 s")
+    assert reason == f"{order[1]} gave up: heard nothing for 120 s"
+    assert game.culprit is None
 
 
 def test_abort_once() -> None:
