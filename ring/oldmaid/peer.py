@@ -16,6 +16,7 @@ channel, to the one task that acts on it.
 from __future__ import annotations
 
 import argparse
+import collections
 import enum
 import ipaddress
 import itertools
@@ -78,6 +79,13 @@ TABLE_GRACE = 0.5
 # only silence tells. A seat still in keeps the whole peer timeout. Our own
 # peers answer within milliseconds, so a healthy ring never waits this long.
 OUT_GRACE = 0.2
+# The pause between ok and pick for an offerer that reads one message a recv
+# grows with how slowly such offerers answer our picks (a loaded machine
+# wakes their threads late): PICK_PAUSE_FACTOR times the slowest of the last
+# PICK_SAMPLES answers, between the configured pause and PICK_PAUSE_MAX.
+PICK_PAUSE_FACTOR = 3.0
+PICK_PAUSE_MAX = 0.5
+PICK_SAMPLES = 16
 # How long the table may take to answer a give_up report before we leave anyway.
 GIVE_UP_WAIT = 2.0
 # Failures of one connection or wait; each becomes one line for the user.
@@ -213,6 +221,8 @@ class Peer:
         self._handoffs_in, self._handoffs_out = trio.open_memory_channel[tuple[int, trio.Event]](
             math.inf
         )
+        # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
+        self._slow_answers: collections.deque[float] = collections.deque(maxlen=PICK_SAMPLES)
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -658,13 +668,16 @@ class Peer:
         giver = offer.sender
         if not offer.stream:
             # It may read one message per recv: ok and pick must not arrive together.
-            await trio.sleep(self.config.pick_pause)
+            await trio.sleep(self._pick_pause())
         for _ in range(MAX_BAD_PICKS):
             # We accepted the offer, so the turn is ours once the card comes:
             # if it never does, nobody else will notice, so this is the end.
             try:
                 await link.send(Pick(card_num=card_num))
+                asked = trio.current_time()
                 event = await link.receive()
+                if not offer.stream:
+                    self._slow_answers.append(trio.current_time() - asked)
             except trio.TooSlowError:
                 raise await self._offerer_fault(
                     giver, f"did not answer {self.nick}'s pick within {self.config.timeout:g} s"
@@ -688,6 +701,18 @@ class Peer:
         self.hand.receive(card)
         await self._discard_pairs()
         self._turns_in.send_nowait(Turn.OFFER)
+
+    def _pick_pause(self) -> float:
+        """The pause between ``ok`` and ``pick`` for an offerer that reads one message a recv.
+
+        The pause must outlast the moment its thread takes to wake up and read
+        the ``ok``; on a loaded machine that moment grows, and so does the
+        time it takes to answer a pick, which we can see. So the pause follows
+        the slowest recent answer, never below the configured pause (the 2013
+        clients' own 50 ms). Peers that say they read a stream get no pause.
+        """
+        slowest = max(self._slow_answers, default=0.0)
+        return min(PICK_PAUSE_MAX, max(self.config.pick_pause, PICK_PAUSE_FACTOR * slowest))
 
     async def _offerer_fault(self, sender: str | None, clause: str) -> PeerError:
         """The error naming the player whose offer we took, from its ``from`` or the table.
