@@ -22,6 +22,13 @@ the opponent fished (it asked for a rank I lacked while the deck had cards,
 or passed twice running), and that its fish was the rank it asked for (it
 moved again before my next ``yourturn``).
 
+A decision that may take long (smarx's endgame search) can be made apart:
+``search()`` gives it as a pure function and its arguments (``Search``), which
+the server runs in a worker process, and ``choose(searched)`` then takes its
+result (or ``SEARCH_FAILED`` when it did not come in time, and the player
+decides by its quick rules instead). Called without it, ``choose`` runs the
+search itself, so a game played in one process is the same game.
+
 ``play_game`` referees a whole game with ``FishNetGame`` and talks to both
 players only in those protocol lines, as WIRE.md's server would, so neither
 side can see a hidden card: the only path from the game to a player is a
@@ -30,6 +37,7 @@ string the real server would send that player.
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import random
@@ -74,6 +82,26 @@ PASS = Decision(None)
 Seed = int | str | random.Random | None
 
 
+@dataclass(frozen=True, slots=True)
+class Search:
+    """Work a decision needs that may take long: ``function(*args)``, pure and picklable."""
+
+    function: Callable[..., object]
+    args: tuple[object, ...]
+
+    def run(self) -> object:
+        return self.function(*self.args)
+
+
+class _Searched(enum.Enum):
+    NOT_RUN = "not run"  # choose() runs the search itself
+    FAILED = "failed"  # it did not come in time: decide without it
+
+
+NOT_SEARCHED = _Searched.NOT_RUN
+SEARCH_FAILED = _Searched.FAILED
+
+
 class Player:
     """What every computer player keeps: its hand and the public counts.
 
@@ -100,6 +128,7 @@ class Player:
         # The opponent asked for this rank, missed and fished: if it moves again
         # before my turn comes, the card it fished was this rank.
         self._opponent_fishing_for: int | None = None
+        self._searched: object = NOT_SEARCHED  # during choose(): a search's result, if given
 
     # -- public counts ----------------------------------------------------------------
 
@@ -175,11 +204,23 @@ class Player:
         """``youmake r`` (a server option): already known from my own hand."""
         assert rank in self.books, rank
 
-    def choose(self) -> Decision:
-        """``yourturn``: request a rank I hold, or pass."""
+    def search(self) -> Search | None:
+        """The long work my next decision needs, to run elsewhere; None if it needs none."""
+        return None
+
+    def choose(self, searched: object = NOT_SEARCHED) -> Decision:
+        """``yourturn``: request a rank I hold, or pass.
+
+        ``searched`` is what ``search()``'s function returned when run
+        elsewhere, or ``SEARCH_FAILED``; by default the player searches itself.
+        """
         # My turn came: whatever the opponent fished last was not what it asked for.
         self._opponent_fishing_for = None
-        decision = self._decide()
+        self._searched = searched
+        try:
+            decision = self._decide()
+        finally:
+            self._searched = NOT_SEARCHED
         if decision.rank is not None and not self.hand[decision.rank]:
             raise AssertionError(f"{self.name} chose rank {decision.rank}, which it does not hold")
         self.passed_last = decision.is_pass
@@ -441,11 +482,26 @@ class Smarx(Player):
 
     # -- the decision -----------------------------------------------------------------
 
-    def _decide(self) -> Decision:
-        if (
+    def _in_endgame(self) -> bool:
+        return (
             self.deck_size <= _ENDGAME_DECK
             and sum(self.hand) + self.opponent_hand_size <= _ENDGAME_CARDS
-        ):
+        )
+
+    def search(self) -> Search | None:
+        if not self._in_endgame():
+            return None
+        unknown = tuple(self.unknown(rank) for rank in RANKS)
+        lacks = frozenset(rank for rank in self.lacks if unknown[rank])
+        lead = len(self.books) - len(self.opponent_books)
+        return Search(
+            endgame_values,
+            (tuple(self.hand), tuple(self.known), unknown, lacks, self.deck_size,
+             self.opponent_hand_size, lead, self.passed_last, self._opponent_passed_last),
+        )  # fmt: skip
+
+    def _decide(self) -> Decision:
+        if self._in_endgame():
             decision = self._endgame()
             if decision is not None:
                 return decision
@@ -463,26 +519,18 @@ class Smarx(Player):
         return self.hand[rank] + self.hit_chance(rank) / 2
 
     def _endgame(self) -> Decision | None:
-        """The best request or pass by exact search over every consistent deal; None if none is."""
-        unknown = [self.unknown(rank) for rank in RANKS]
-        lacks = {rank for rank in self.lacks if unknown[rank]}
-        decks = list(_deck_contents(unknown, self.deck_size, lacks))
-        if not decks:
+        """The best request or pass by exact search over every consistent deal; None if none
+        is (or the search, run elsewhere, did not come in time)."""
+        searched = self._searched
+        if searched is NOT_SEARCHED:
+            search = self.search()
+            assert search is not None
+            searched = search.run()
+        if searched is SEARCH_FAILED or searched is None:
             return None
-        mine = tuple(self.hand)
-        lead = len(self.books) - len(self.opponent_books)
-        totals: dict[int | None, float] = {}
-        for deck, weight in decks:
-            theirs = tuple(self.known[r] + unknown[r] - deck[r] for r in RANKS)
-            if sum(theirs) != self.opponent_hand_size:
-                return None  # the accounting disagrees with the counts: play on heuristics
-            values = _action_values(
-                mine, theirs, deck, lead, self.passed_last, self._opponent_passed_last
-            )
-            for action, value in values.items():
-                totals[action] = totals.get(action, 0.0) + weight * value
-        top = max(totals.values())
-        best = [action for action, value in totals.items() if value >= top * (1 - 1e-9)]
+        assert isinstance(searched, dict)
+        top = max(searched.values())
+        best = [action for action, value in searched.items() if value >= top * (1 - 1e-9)]
         requests = [rank for rank in best if rank is not None]
         if requests:
             return Decision(self._best(requests, self._score))
@@ -512,6 +560,36 @@ def _after_gain(hand: list[int], rank: int, lead: int) -> int:
         hand[rank] = 0
         return lead + 1
     return lead
+
+
+def endgame_values(
+    mine: Hand,
+    known: Hand,
+    unknown: Hand,
+    lacks: frozenset[int],
+    deck_size: int,
+    opponent_hand_size: int,
+    lead: int,
+    passed: bool,
+    opponent_passed: bool,
+) -> dict[int | None, float] | None:
+    """Smarx's endgame search: each request's (by rank) and the pass's (None) expected
+    result, over every way the unknown cards can lie; None if no deal is consistent.
+
+    A pure function of plain values, so a server can run it in a worker process.
+    """
+    decks = list(_deck_contents(unknown, deck_size, set(lacks)))
+    if not decks:
+        return None
+    totals: dict[int | None, float] = {}
+    for deck, weight in decks:
+        theirs = tuple(known[r] + unknown[r] - deck[r] for r in RANKS)
+        if sum(theirs) != opponent_hand_size:
+            return None  # the accounting disagrees with the counts: play on heuristics
+        values = _action_values(mine, theirs, deck, lead, passed, opponent_passed)
+        for action, value in values.items():
+            totals[action] = totals.get(action, 0.0) + weight * value
+    return totals
 
 
 def _deck_contents(

@@ -21,6 +21,11 @@ Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
   ``yourturn`` within ``move_timeout`` loses: it gets ``error move_timeout``
   and ``youlose`` (if still connected); the opponent gets ``error
   opponent_left`` or ``error opponent_timed_out`` and ``youwin``.
+- A built-in player's long search (smarx's endgame) runs in a worker
+  process (``ring.workers``), never on the loop that serves every game of
+  every service; one that takes over ``search_timeout`` is given up, and the
+  player decides by its quick rules (the transcript records
+  ``search_failed``).
 - After ``max_moves`` requests and passes (two players passing on an empty
   deck would never finish) both get ``error move_limit`` and the result by
   the books made so far.
@@ -56,7 +61,14 @@ from ring.net import (
 )
 from ring.sansio import Closed, Invalid
 from ring.transport import Connection
-from services.fishnet.players import COMPUTER_PLAYERS, Player, make_player
+from ring.workers import WorkerError, Workers
+from services.fishnet.players import (
+    COMPUTER_PLAYERS,
+    SEARCH_FAILED,
+    Decision,
+    Player,
+    make_player,
+)
 from services.fishnet.protocol import (
     Error,
     Link,
@@ -104,6 +116,11 @@ class ServerConfig:
     move_timeout: float = 120.0  # to answer "yourturn"
     send_timeout: float = 10.0
     max_moves: int = 1000
+    # A built-in player's long search (smarx's endgame) runs in one of
+    # search_workers processes (None: one a core but the server's) and may
+    # take search_timeout seconds; past it, the player decides by its quick rules.
+    search_timeout: float = 5.0
+    search_workers: int | None = None
     max_connections: int = 256
     max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
     exempt_loopback: bool = True  # tests turn it off to meet that cap from 127.0.0.1
@@ -318,8 +335,8 @@ class _Game:
         assert referee is not None
         player = self.seats[seat]
         if isinstance(player, _Bot):
-            reply = player.player.hear("yourturn")
-            move = parse_line((reply or "").encode(), Role.SERVER)
+            reply = (await self._decide(seat, player)).line()
+            move = parse_line(reply.encode(), Role.SERVER)
             assert isinstance(move, Request | Pass), reply
             self.log.record(seat=seat, name=player.name, dir="in", line=reply)
             return referee.act(seat, move)  # a built-in player's RuleError is a bug
@@ -341,6 +358,25 @@ class _Game:
                         return None
         self.timed_out = seat
         return None
+
+    async def _decide(self, seat: int, bot: _Bot) -> Decision:
+        """The built-in player's answer to ``yourturn``; its long search, if it needs one,
+        runs in a worker process, never on the loop that serves every game."""
+        search = bot.player.search()
+        if search is None:
+            return bot.player.choose()
+        server = self.server
+        try:
+            searched = await server.workers.run(
+                search.function, *search.args, timeout=server.config.search_timeout
+            )
+        except (trio.TooSlowError, WorkerError) as exc:
+            # A replay may differ from here on: the transcript says why.
+            why = "timed out" if isinstance(exc, trio.TooSlowError) else str(exc)
+            self.log.record(seat=seat, name=bot.name, search_failed=why)
+            server.searches_failed += 1
+            searched = SEARCH_FAILED
+        return bot.player.choose(searched)
 
     async def _forfeit(self) -> None:
         """A player left, broke its connection, or ran out of time: it loses."""
@@ -406,6 +442,8 @@ class FishNetServer:
         self.reports: list[GameReport] = []
         self.on_report: Callable[[GameReport], object] | None = None
         self.address: tuple[str, int] = ("", 0)  # set once listening
+        self.workers = Workers(config.search_workers)  # the built-in players' searches
+        self.searches_failed = 0
         self._numbers = itertools.count(1)
         self._game_numbers = itertools.count(1)
         self._pair_counts: collections.Counter[tuple[str, ...]] = collections.Counter()
@@ -642,3 +680,5 @@ async def serve_fishnet(
                 await trio.sleep_forever()
         except CannotListen as exc:
             raise ServerError(str(exc)) from None
+        finally:
+            await server.workers.aclose()
