@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ring.clock import TimedOut, TurnClock, within
 from ring.events import EventLog
 from ring.net import (
     DEFAULT_MAX_PER_ADDRESS,
@@ -342,22 +343,26 @@ class _Game:
             return referee.act(seat, move)  # a built-in player's RuleError is a bug
         if not await self._tell(seat, YourTurn()):
             return None
-        with trio.move_on_after(self.server.config.move_timeout):
-            while True:
-                sender, item = await self.inbox.receive()
-                if isinstance(item, Closed | Quit):
-                    self.leaver = sender
+        # From the end of writing yourturn; the server's own long stretches of
+        # work are not charged (ring.clock).
+        clock = TurnClock(self.server.config.move_timeout)
+        while True:
+            got = await within(clock, self.inbox.receive)
+            if isinstance(got, TimedOut):
+                self.timed_out = seat
+                return None
+            sender, item = got
+            if isinstance(item, Closed | Quit):
+                self.leaver = sender
+                return None
+            assert sender == seat and isinstance(item, Request | Pass), (sender, item)
+            try:
+                return referee.act(seat, item)
+            except RuleError as exc:
+                if not (await self._tell(seat, Error(exc.reason))) or not (
+                    await self._tell(seat, YourTurn())
+                ):
                     return None
-                assert sender == seat and isinstance(item, Request | Pass), (sender, item)
-                try:
-                    return referee.act(seat, item)
-                except RuleError as exc:
-                    if not (await self._tell(seat, Error(exc.reason))) or not (
-                        await self._tell(seat, YourTurn())
-                    ):
-                        return None
-        self.timed_out = seat
-        return None
 
     async def _decide(self, seat: int, bot: _Bot) -> Decision:
         """The built-in player's answer to ``yourturn``; its long search, if it needs one,

@@ -21,7 +21,9 @@ it gets ``INVALID;`` ``LOSE;``. A mover whose connection closes loses too
 
 Clocks. Each player has ``time_budget`` seconds in all for its moves,
 counted from the end of writing its ``ROUND`` to the arrival of its answer;
-an answer already waiting costs nothing. A player past its budget gets
+an answer already waiting costs nothing. The clock is a
+``ring.clock.TurnClock``: the time the server's loop spent in long stretches
+of its own work (another game's step, a collection) is not charged. A player past its budget gets
 ``INVALID;`` ``LOSE;`` (WIRE.md: "loses the same way"). With the budget off
 (0), one move may still take at most ``wait_timeout``: no one waits for an
 opponent longer than that, in a game or before it. Every write gives up
@@ -47,6 +49,7 @@ from typing import Any, Protocol
 
 import trio
 
+from ring.clock import TIMED_OUT, TurnClock, within
 from ring.events import EventLog
 from ring.sansio import NEED_DATA
 from ring.transport import SEND_FAILED, read_before, write
@@ -100,13 +103,6 @@ class _Loss:
     player: int
     reason: str
     invalid: bool  # INVALID; before LOSE;
-
-
-class _TimedOut:
-    pass
-
-
-TIMED_OUT = _TimedOut()
 
 
 class Seat:
@@ -262,11 +258,10 @@ class Match:
             message = wire.Round(game.round, seat, REMOVE, None, None, game.weights)
         if not await mover.send(message, config.send_timeout):
             return _Loss(seat, LEFT, invalid=False)
-        started = trio.current_time()
         budgeted = config.time_budget > 0
-        limit = self.budgets[seat] if budgeted else config.wait_timeout
-        answer = await self._answer(mover, other, started + limit)
-        self.budgets[seat] -= trio.current_time() - started
+        clock = TurnClock(self.budgets[seat] if budgeted else config.wait_timeout)
+        answer = await self._answer(mover, other, clock)
+        self.budgets[seat] -= clock.used()
         if isinstance(answer, _Loss):
             return answer
         if answer is TIMED_OUT:
@@ -292,7 +287,7 @@ class Match:
                        tipped=self.game.over)  # fmt: skip
         return None
 
-    async def _answer(self, mover: Seat, other: Seat, deadline: float) -> object:
+    async def _answer(self, mover: Seat, other: Seat, clock: TurnClock) -> object:
         """The mover's next event or ``TIMED_OUT``; or the waiting player's loss, if it
         leaves or sends too much meanwhile."""
         answer: object = None
@@ -306,7 +301,7 @@ class Match:
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(watch)
-            event = await mover.event(deadline)
+            event = await within(clock, functools.partial(mover.event, math.inf))
             if answer is None:
                 answer = event
             nursery.cancel_scope.cancel()

@@ -5,7 +5,8 @@ game in the task of the second connection while the first one's task waits
 for it, so many games run at once and a game's end closes exactly its two
 connections. Every wait has a deadline: the name (``idle_timeout``, then
 ``NAME_SILENCE`` once it has begun), an opponent (``wait_timeout``), each move
-(``move_time``), each write (``send_timeout``).
+(``move_time``, on a ``ring.clock.TurnClock``, which does not charge the
+server's own long stretches of work), each write (``send_timeout``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ring.clock import TIMED_OUT, TurnClock, within
 from ring.events import EventLog
 from ring.net import (
     DEFAULT_MAX_PER_ADDRESS,
@@ -347,17 +349,18 @@ class _Game:
     async def _turn(self, mover: _Player, position: Position) -> Position | str:
         """The position after the mover's legal move, or why the mover lost."""
         config = self.config
-        # The move time runs from the first board of the turn: boards sent
-        # again after illegal attempts do not extend it.
+        # The move time runs from the end of writing the turn's first board:
+        # boards sent again after illegal attempts do not extend it. The
+        # server's own long stretches of work are not charged (ring.clock).
         limit = config.move_time if config.move_time > 0 else math.inf
-        deadline = trio.current_time() + limit
+        clock: TurnClock | None = None
         illegal = 0
         while True:
             if not await mover.send(Board(position.digits()), config.send_timeout):
                 return "left the game"
-            try:
-                event = await mover.event(deadline)
-            except trio.TooSlowError:
+            clock = clock or TurnClock(limit)
+            event = await within(clock, functools.partial(mover.event, math.inf))
+            if event is TIMED_OUT:
                 return f"did not move within {config.move_time:g} s"
             if isinstance(event, Closed | LineTooLong):
                 return "left the game" if isinstance(event, Closed) else "sent a line over 4 KiB"
