@@ -42,14 +42,19 @@ class ServeSettings:
 
     host: str
     port: int  # 0: any free port
-    # The shared --seed. Each service derives its games' seeds from it in a
-    # namespace of its own (Old Maid "deck:<seed>", FishNet "<seed>:<names>:<n>"),
-    # so services never share a random stream and one --seed replays them all.
+    # The shared --seed, or without one this service's own key from the
+    # server's secret (ring.seeds). Each service derives its games' seeds from
+    # it in a namespace of its own (Old Maid "deck:<seed>", FishNet
+    # "<seed>:<names>:<n>"), so services never share a random stream and one
+    # --seed replays them all.
     seed: int
     transcripts: Path | None  # this service's own folder, or None for no transcripts
     advertise: bool | None  # None: advertise when reachable from the LAN
     mdns_interface: str | None
     options: argparse.Namespace  # every option of ``ring serve``, this service's own among them
+    # seed is a secret key: derive each game's seed by a keyed hash of it
+    # (ring.seeds.keyed_seed), never in plain view, and print it nowhere.
+    keyed: bool = False
     say: Callable[[str], None] = console.say  # a line for the operator; stdout may go away
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from ring import cliargs
 from ring.console import say
 from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, MAX_REFUSING
 from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
+from ring.seeds import keyed_seed, new_secret
 from ring.shutdown import raise_on_stop_signals, stop_code
 
 
@@ -50,7 +50,8 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
     shared.add_argument(
         "--seed",
         type=int,
-        help="replays every game of every service (default: random, printed)",
+        help="replays every game of every service; whoever knows it can predict every deal "
+        "(default: a secret, printed nowhere; each game's transcript holds its own seed)",
     )
     shared.add_argument(
         "--transcripts", metavar="DIR", help="one JSON-lines file per game, in DIR/<service>/"
@@ -108,17 +109,45 @@ def chosen_services(args: argparse.Namespace, services: Sequence[Service]) -> li
     return named or list(services)
 
 
-def settings_for(args: argparse.Namespace, service: Service, seed: int) -> ServeSettings:
+def settings_for(
+    args: argparse.Namespace, service: Service, seed: int, *, keyed: bool = False
+) -> ServeSettings:
     port = getattr(args, service.name)
     folder = None if args.transcripts is None else Path(args.transcripts) / service.name
     return ServeSettings(
         host=args.host,
         port=service.default_port if port is None else port,
         seed=seed,
+        keyed=keyed,
         transcripts=folder,
         advertise=args.advertise,
         mdns_interface=args.mdns_interface,
         options=args,
+    )
+
+
+def seeded_settings(args: argparse.Namespace, chosen: Sequence[Service]) -> list[ServeSettings]:
+    """Each service's settings: the published ``--seed`` for all, or without one a key
+    of its own from a fresh secret (``ring.seeds``), which goes nowhere else."""
+    if args.seed is not None:
+        return [settings_for(args, service, args.seed) for service in chosen]
+    secret = new_secret()
+    return [
+        settings_for(args, service, keyed_seed(secret, service.name), keyed=True)
+        for service in chosen
+    ]
+
+
+def seed_line(args: argparse.Namespace) -> str:
+    """What ``ring serve`` says of its seed on stderr (never the secret)."""
+    if args.seed is not None:
+        return (
+            f"ring serve seed {args.seed} (replay with --seed {args.seed}; whoever knows "
+            "this seed can predict every deal)"
+        )
+    return (
+        "ring serve: deals come from a secret that is printed nowhere; "
+        "each game's transcript (--transcripts) holds the seed that replays it"
     )
 
 
@@ -188,9 +217,8 @@ def calm_garbage_collector() -> None:
 
 def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
     """``ring serve``: runs until Ctrl-C (130) or SIGTERM (143); 2 if a service cannot start."""
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
-    chosen = [(service, settings_for(args, service, seed)) for service in chosen_services(
-        args, services)]  # fmt: skip
+    services = chosen_services(args, services)
+    chosen = list(zip(services, seeded_settings(args, services), strict=True))
     short = raise_file_limit(files_needed(args, len(chosen)))
     if short is not None:
         print(short, file=sys.stderr)
@@ -204,7 +232,7 @@ def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
             for name, (host, port) in addresses.items():
                 # Scripts read these first lines to learn the ports.
                 say(f"{name} listening on {host}:{port}")
-            print(f"ring serve seed {seed} (replay with --seed {seed})", file=sys.stderr)
+            print(seed_line(args), file=sys.stderr)
 
     try:
         trio.run(main)

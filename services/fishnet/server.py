@@ -14,9 +14,12 @@ starts a game at once; otherwise the client waits until a client sends
 
 Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
 
-- A game's seed is ``<server seed>:<name>:<name>:<n>`` (the two names in
-  lower case and sorted, n counting their earlier games on this server), so a
-  server seed replays each game whatever else runs at the same time.
+- A game's seed comes from the server's seed, the two names (in lower case
+  and sorted) and n, counting their earlier games on this server, so a
+  server seed replays each game whatever else runs at the same time. A
+  published seed gives ``<seed>:<name>:<name>:<n>``; a secret one (the
+  default; ``keyed``) a keyed hash of the same (``ring.seeds``), which
+  nobody can compute without the secret. Either is in the game's record.
 - A player who closes, sends ``quit`` mid-game, or does not answer
   ``yourturn`` within ``move_timeout`` loses: it gets ``error move_timeout``
   and ``youlose`` (if still connected); the opponent gets ``error
@@ -38,7 +41,6 @@ import collections
 import functools
 import itertools
 import math
-import secrets
 import sys
 import time
 import traceback
@@ -61,6 +63,7 @@ from ring.net import (
     wants_mdns,
 )
 from ring.sansio import Closed, Invalid
+from ring.seeds import keyed_text, server_seed
 from ring.transport import Connection
 from ring.workers import WorkerError, Workers
 from services.fishnet.players import (
@@ -108,7 +111,8 @@ class ServerError(Exception):
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
-    seed: int | None = None  # None: a random seed, printed at start
+    seed: int | None = None  # None: a random secret, printed nowhere
+    keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.seeds)
     youmake: bool = False  # the later edition's "youmake r"
     transcript_dir: str | Path | None = None  # one JSON-lines file per game
     bot_moves: str = "random"  # against a built-in player: who moves first
@@ -163,10 +167,6 @@ class GameReport:
         verdict = "tie" if self.winner is None else f"{self.names[self.winner]} wins"
         suffix = "" if self.reason == "books" else f" ({self.reason})"
         return f"game {self.number}: {score}: {verdict}{suffix}"
-
-
-def new_seed() -> int:
-    return secrets.randbelow(2**32)
 
 
 # -- seats ---------------------------------------------------------------------------
@@ -440,9 +440,10 @@ class _Game:
 
 
 class FishNetServer:
-    def __init__(self, config: ServerConfig, seed: int) -> None:
+    def __init__(self, config: ServerConfig, seed: int, *, keyed: bool = False) -> None:
         self.config = config
         self.seed = seed
+        self.keyed = keyed  # seed is a secret key (ring.seeds)
         self.games_running: set[_Game] = set()
         self.reports: list[GameReport] = []
         self.on_report: Callable[[GameReport], object] | None = None
@@ -461,6 +462,8 @@ class FishNetServer:
         pair = tuple(keys)
         n = self._pair_counts[pair]
         self._pair_counts[pair] += 1
+        if self.keyed:
+            return keyed_text(self.seed, "fishnet", keys[0], keys[1], n)
         return f"{self.seed}:{keys[0]}:{keys[1]}:{n}"
 
     def transcript_path(self, number: int) -> Path | None:
@@ -656,7 +659,7 @@ async def serve_fishnet(
     The server's ``address`` is the bound (host, port). Raises ``ServerError``
     before listening if it cannot run.
     """
-    seed = config.seed if config.seed is not None else new_seed()
+    seed, keyed = server_seed(config.seed, config.keyed)
     if config.transcript_dir is not None:
         try:
             Path(config.transcript_dir).mkdir(parents=True, exist_ok=True)
@@ -664,7 +667,7 @@ async def serve_fishnet(
             raise ServerError(
                 f"cannot write transcripts in {config.transcript_dir}: {exc}"
             ) from None
-    server = FishNetServer(config, seed)
+    server = FishNetServer(config, seed, keyed=keyed)
     async with trio.open_nursery() as nursery:
         listening = serving(
             server.handle,

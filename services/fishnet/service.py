@@ -59,6 +59,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         host=settings.host,
         port=settings.port,
         seed=settings.seed,
+        keyed=settings.keyed,
         youmake=options.youmake,
         transcript_dir=settings.transcripts,
         bot_moves=options.bot_moves,

@@ -15,7 +15,6 @@ import functools
 import itertools
 import math
 import random
-import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from ring.net import (
     wants_mdns,
 )
 from ring.sansio import NEED_DATA
+from ring.seeds import keyed_text, server_seed
 from ring.transport import SEND_FAILED, read_before, write
 from services.reversi.protocol import (
     BadName,
@@ -70,7 +70,8 @@ class ServerError(Exception):
 class ReversiConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
-    seed: int | None = None  # None: a random seed
+    seed: int | None = None  # None: a random secret
+    keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.seeds)
     move_time: float = 30.0  # seconds a player has for each move; 0: no limit
     newlines: bool = True  # end every server message with "\n" (the course server did)
     transcripts: str | Path | None = None  # one JSON-lines file per game
@@ -161,14 +162,21 @@ class _Player:
 
 
 class ReversiServer:
-    def __init__(self, config: ReversiConfig, seed: int) -> None:
+    def __init__(self, config: ReversiConfig, seed: int, *, keyed: bool = False) -> None:
         self.config = config
         self.seed = seed
+        self.keyed = keyed  # seed is a secret key (ring.seeds)
         self.address: tuple[str, int] = ("", 0)
         self.reports: list[GameReport] = []
         self.games_running: set[_Game] = set()
         self._waiting: _Player | None = None
         self._games = itertools.count(1)
+
+    def game_seed(self, number: int) -> str:
+        """Game ``number``'s seed: ``<seed>:<number>``, or a keyed hash of both (``keyed``)."""
+        if self.keyed:
+            return keyed_text(self.seed, "reversi", number)
+        return f"{self.seed}:{number}"
 
     # -- a connection, from its name to the end of its game --------------------
 
@@ -305,7 +313,7 @@ class _Game:
         self.server = server
         self.config = server.config
         self.number = number
-        self.seed = f"{server.seed}:{number}"
+        self.seed = server.game_seed(number)
         self.log = EventLog(server.transcript_path(number), flush_each=True)
         # A seeded coin: a game replays from the server's seed and its number.
         black_first = random.Random(f"reversi-colours:{self.seed}").random() < 0.5
@@ -418,10 +426,6 @@ async def _refuse(stream: trio.SocketStream, why: Refusal) -> None:
     _log_line(f"reversi: {_peer_of(stream)}: refused, closing: {why.value}")
 
 
-def new_seed() -> int:
-    return secrets.randbelow(2**32)
-
-
 async def serve_reversi(
     config: ReversiConfig,
     *,
@@ -432,13 +436,13 @@ async def serve_reversi(
 
     Raises ``ServerError`` before listening if it cannot run.
     """
-    seed = config.seed if config.seed is not None else new_seed()
+    seed, keyed = server_seed(config.seed, config.keyed)
     if config.transcripts is not None:
         try:
             Path(config.transcripts).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
-    server = ReversiServer(config, seed)
+    server = ReversiServer(config, seed, keyed=keyed)
     async with trio.open_nursery() as nursery:
         listening = serving(
             server.handle,

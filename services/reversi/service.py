@@ -41,6 +41,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         host=settings.host,
         port=settings.port,
         seed=settings.seed,
+        keyed=settings.keyed,
         move_time=options.move_time,
         newlines=options.newlines,
         transcripts=settings.transcripts,
