@@ -232,9 +232,14 @@ async def serving(
             try:
                 yield address
             finally:
-                with trio.CancelScope(shield=True), trio.move_on_after(stop_timeout):
-                    await on_stop()
-                connections.cancel()
+                try:
+                    with trio.CancelScope(shield=True), trio.move_on_after(stop_timeout):
+                        await on_stop()
+                finally:
+                    # Whatever on_stop did, even raise: the listener and its
+                    # connections run in a shielded scope that only this
+                    # cancels, so skipping it would hang the server's exit.
+                    connections.cancel()
     if failure is not None:
         reason = failure.strerror or str(failure)
         raise CannotListen(f"cannot listen on {host}:{port}: {reason}")
