@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-stall \
 	fishnet-study oldclients-sweep fuzz clean
 
 setup: $(STAMP)
@@ -52,6 +52,11 @@ bench-notipping: setup
 # class's pace, with and without hostile clients (~5 min).
 bench-capacity: setup
 	$(BIN)/python -m scenarios.bench --part capacity
+
+# The Old Maid table's status replies, every 10 ms, alone and while smarx
+# searches for always-pass FishNet clients in the same ring serve (~1 min).
+bench-stall: setup
+	$(BIN)/python -m scenarios.bench --part stall
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client (every old
 # habit on), ten seeds a size (~5 min): the figures behind issue 10's goal.

@@ -7,7 +7,9 @@ reversi``) plays the Reversi ladder and times deep and the rules
 (``scenarios.reversi_bench``); part four (``--part notipping``) plays the No
 Tipping solver against the other players and times it
 (``scenarios.notipping_bench``); part five (``--part capacity``) measures one
-``ring serve`` under a class's load (``scenarios.capacity``).
+``ring serve`` under a class's load (``scenarios.capacity``); part six
+(``--part stall``) times the Old Maid table's status replies while smarx
+searches for always-pass FishNet clients (``scenarios.stall_bench``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -30,7 +32,14 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios import capacity, fishnet_ladder, notipping_bench, pingpong, reversi_bench
+from scenarios import (
+    capacity,
+    fishnet_ladder,
+    notipping_bench,
+    pingpong,
+    reversi_bench,
+    stall_bench,
+)
 from scenarios.oldmaid_game import DEFAULT_SEED, format_result, run_scenario
 
 PLAYERS = 8
@@ -57,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
     parser.add_argument(
         "--part",
-        choices=["all", "ring", "fishnet", "reversi", "notipping", "capacity"],
+        choices=["all", "ring", "fishnet", "reversi", "notipping", "capacity", "stall"],
         default="all",
     )
     parser.add_argument(
@@ -83,6 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, capacity.main([]))
+    if args.part in ("all", "stall"):
+        if args.part == "all":
+            print()
+        status = max(status, stall_bench.main([]))
     return status
 
 
