@@ -1,6 +1,10 @@
 """mDNS (DNS-SD) discovery: tables advertise themselves, peers find them.
 
-The only module that imports zeroconf. Everything else imports this module
+This module browses (``browse``, ``find_table``, ``discover``, ``ring
+discover``) and is where the rest of the project imports discovery from: it
+re-exports the names and records of ``ring.dnssd`` and the advertising of
+``ring.advertising``. Those and ``ring.mdns`` (the process's one Zeroconf)
+are the only modules that import zeroconf. Everything else imports this module
 lazily, inside the functions that discover or advertise, so a peer given
 ``--table`` never pays for zeroconf's import or its sockets.
 
@@ -22,25 +26,16 @@ namespace must pass ``["127.0.0.1"]`` so nothing leaves the machine.
 from __future__ import annotations
 
 import argparse
-import atexit
 import contextlib
-import ipaddress
 import math
-import re
-import secrets
-import shlex
-import socket
 import sys
-import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import trio
 from zeroconf import (
     DNSQuestionType,
-    InterfaceChoice,
     IPVersion,
     ServiceBrowser,
     ServiceInfo,
@@ -48,123 +43,39 @@ from zeroconf import (
     Zeroconf,
 )
 
-if TYPE_CHECKING:
-    from zeroconf import InterfacesType
+from ring.advertising import Advertiser, start_advertising
+from ring.dnssd import (
+    ALL_INTERFACES,
+    DiscoveryError,
+    Found,
+    _checked,
+    _instance_of,
+    instance_name,
+    interfaces_for,
+    oldmaid_txt,
+    service_type,
+)
+from ring.mdns import _in_thread, _zeroconf
 
-# A kind is a service's declared name (ring.registry.Service.name); its
-# DNS-SD type is "_<kind>._tcp.local.", and a DNS-SD service name is at most
-# 15 characters (RFC 6763, 7.2).
-_KIND = re.compile(r"[a-z][a-z0-9]{0,14}")
-# The protocol version a client of each kind speaks: the TXT key ``v``.
-PROTOCOL_VERSION: Final = "1"
+# Imported from here by the services, the peer and the tests.
+__all__ = [
+    "ALL_INTERFACES",
+    "Advertiser",
+    "DiscoveryError",
+    "Found",
+    "browse",
+    "discover",
+    "find_table",
+    "instance_name",
+    "interfaces_for",
+    "oldmaid_txt",
+    "run",
+    "service_type",
+    "start_advertising",
+]
 
-# Passed as ``interfaces``: every interface of the host (the product on a LAN).
-ALL_INTERFACES: Final[tuple[str, ...]] = ("0.0.0.0",)
-DEFAULT_NAME: Final = "table"
-# A burst of joins becomes one TXT update: each update costs the network
-# a few packets, and a browser only needs the state once things settle.
-UPDATE_DELAY: Final = 0.1
 # Milliseconds to wait for a service's SRV/TXT/A records after its PTR.
 RESOLVE_TIMEOUT_MS: Final = 3000
-WITHDRAW_TIMEOUT: Final = 2.0
-# zeroconf's blocking calls wait on its own event-loop thread; if that thread
-# is wedged they never return, so Trio stops waiting after this long.
-THREAD_TIMEOUT: Final = 5.0
-REGISTER_TIMEOUT: Final = 10.0  # probing alone takes ~1.6 s
-
-_ID = re.compile(r"[0-9a-f]{8}")
-_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
-
-
-class DiscoveryError(Exception):
-    """mDNS could not be used, or found nothing; one line for the user."""
-
-
-# -- names, interfaces, services found -----------------------------------------
-
-
-def service_type(kind: str) -> str:
-    if not _KIND.fullmatch(kind):
-        raise ValueError(f"a service kind is 1-15 of a-z 0-9, starting with a letter: {kind!r}")
-    return f"_{kind}._tcp.local."
-
-
-def instance_name(name: str = DEFAULT_NAME) -> str:
-    """``name-<8 hex>``: two processes on one host may not notice a name clash, so
-    every instance carries its own random id."""
-    if not _NAME.fullmatch(name):
-        raise ValueError(f"a service name is 1-32 of A-Z a-z 0-9 _ -, got {name!r}")
-    return f"{name}-{secrets.token_hex(4)}"
-
-
-def interfaces_for(mdns_interface: str | None, listen_host: str | None = None) -> tuple[str, ...]:
-    """The interfaces to use: the one asked for, else the listening address, else all.
-
-    ``0.0.0.0`` (or ``::``) as either means all interfaces.
-    """
-    choice = mdns_interface or listen_host
-    if choice is None or choice in ("0.0.0.0", "::", ""):
-        return ALL_INTERFACES
-    try:
-        address = ipaddress.IPv4Address(choice)
-    except ValueError:
-        raise DiscoveryError(f"mDNS needs an IPv4 interface address, got {choice!r}") from None
-    return (str(address),)
-
-
-def _checked(interfaces: Sequence[str]) -> tuple[str, ...]:
-    # A bare string is a Sequence[str] too, and "127.0.0.1" would become
-    # nine one-character "interfaces".
-    if isinstance(interfaces, str):
-        raise TypeError("interfaces must be a list of addresses, not a string")
-    chosen = tuple(interfaces)
-    if not chosen:
-        raise ValueError("choose at least one interface (or ALL_INTERFACES)")
-    return ALL_INTERFACES if "0.0.0.0" in chosen else chosen
-
-
-@dataclass(frozen=True)
-class Found:
-    """A service seen by a browser; ``removed`` ones carry only kind and instance."""
-
-    kind: str
-    instance: str  # the instance label, e.g. table-1a2b3c4d
-    addresses: tuple[str, ...] = ()
-    port: int = 0
-    txt: Mapping[str, str] = field(default_factory=dict)
-    removed: bool = False
-
-    @property
-    def name(self) -> str:
-        """The full DNS-SD name, e.g. ``table-1a2b3c4d._oldmaid._tcp.local.``."""
-        return f"{self.instance}.{service_type(self.kind)}"
-
-    @property
-    def address(self) -> tuple[str, int]:
-        return self.addresses[0], self.port
-
-    @property
-    def waiting(self) -> bool:
-        """Whether a client of this version can join now."""
-        return (
-            bool(self.addresses)
-            and self.txt.get("v") == PROTOCOL_VERSION
-            and self.txt.get("state") == "waiting"
-        )
-
-    def matches(self, name: str | None) -> bool:
-        """``name`` is the whole instance name, or the part before its id."""
-        if name is None or self.instance == name:
-            return True
-        base, sep, tail = self.instance.rpartition("-")
-        return bool(sep) and base == name and _ID.fullmatch(tail) is not None
-
-    @property
-    def line(self) -> str:
-        """``KIND NAME ADDR[,ADDR...] PORT key=value ...``, shell-quoted where needed."""
-        words = [self.kind, self.instance, ",".join(self.addresses) or "-", str(self.port)]
-        words += [f"{key}={value}" for key, value in sorted(self.txt.items())]
-        return " ".join(shlex.quote(word) for word in words)
 
 
 def _found(kind: str, info: ServiceInfo) -> Found:
@@ -179,273 +90,6 @@ def _found(kind: str, info: ServiceInfo) -> Found:
         port=info.port or 0,
         txt=txt,
     )
-
-
-def _instance_of(name: str, type_: str) -> str:
-    return name[: -len(type_) - 1] if name.endswith("." + type_) else name
-
-
-def oldmaid_txt(*, players: int, joined: int, state: str) -> dict[str, str]:
-    """The TXT record of an Old Maid table."""
-    return {
-        "v": PROTOCOL_VERSION,
-        "players": str(players),
-        "joined": str(joined),
-        "state": state,
-    }
-
-
-# -- the process's one Zeroconf ------------------------------------------------
-
-_lock = threading.Lock()
-_shared: Zeroconf | None = None
-_shared_interfaces: tuple[str, ...] = ()
-_users = 0
-
-
-def _acquire(interfaces: tuple[str, ...]) -> Zeroconf:
-    global _shared, _shared_interfaces, _users
-    with _lock:
-        if _shared is None:
-            choice: InterfacesType = (
-                InterfaceChoice.All if interfaces == ALL_INTERFACES else list(interfaces)
-            )
-            try:
-                # IPv4 only: tables and joins are IPv4, and IPv6 "all" would
-                # add every link-local scope to the traffic.
-                _shared = Zeroconf(
-                    interfaces=choice, ip_version=IPVersion.V4Only, use_asyncio=False
-                )
-            except OSError as exc:
-                where = "all interfaces" if interfaces == ALL_INTERFACES else ", ".join(interfaces)
-                raise DiscoveryError(f"cannot use mDNS on {where}: {exc.strerror or exc}") from None
-            _shared_interfaces = interfaces
-        elif interfaces != _shared_interfaces:
-            raise DiscoveryError(
-                f"mDNS is in use on {', '.join(_shared_interfaces)} in this process;"
-                f" it cannot also use {', '.join(interfaces)}"
-            )
-        _users += 1
-        return _shared
-
-
-def _release() -> None:
-    global _shared, _users
-    with _lock:
-        _users -= 1
-        if _users > 0 or _shared is None:
-            return
-        zc, _shared = _shared, None
-    # Sends the goodbyes of anything still registered, then stops the loop;
-    # outside the lock, so a slow close never blocks the next acquire.
-    zc.close()
-
-
-def _close_at_exit() -> None:
-    global _shared, _users
-    with _lock:
-        zc, _shared, _users = _shared, None, 0
-    if zc is not None:
-        zc.close()
-
-
-atexit.register(_close_at_exit)
-
-
-async def _in_thread(what: str, fn: Any, *args: Any, timeout: float = THREAD_TIMEOUT) -> Any:
-    """A blocking zeroconf call in a worker thread, waited for at most ``timeout``."""
-    with trio.move_on_after(timeout):
-        return await trio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)
-    raise DiscoveryError(f"mDNS did not answer: {what} took over {timeout:g} s")
-
-
-@asynccontextmanager
-async def _zeroconf(interfaces: tuple[str, ...]) -> AsyncIterator[Zeroconf]:
-    zc = await _in_thread("starting zeroconf", _acquire, interfaces)
-    try:
-        yield zc
-    finally:
-        with trio.CancelScope(shield=True), contextlib.suppress(DiscoveryError):
-            await _in_thread("closing zeroconf", _release)
-
-
-def _interface_addresses(interfaces: tuple[str, ...]) -> list[str]:
-    """The IPv4 addresses zeroconf answers from: what a 0.0.0.0 listener is reachable on."""
-    if interfaces != ALL_INTERFACES:
-        return list(interfaces)
-    import ifaddr  # zeroconf's own dependency, which it uses for the same list
-
-    addresses = sorted(
-        {ip.ip for adapter in ifaddr.get_adapters() for ip in adapter.ips if ip.is_IPv4},
-        key=lambda text: (ipaddress.IPv4Address(text).is_loopback, text),
-    )
-    outside = [a for a in addresses if not ipaddress.IPv4Address(a).is_loopback]
-    return outside or addresses
-
-
-# -- advertising -----------------------------------------------------------------
-
-
-def start_advertising(
-    nursery: trio.Nursery,
-    kind: str,
-    port: int,
-    *,
-    host: str,
-    mdns_interface: str | None,
-    mdns_name: str,
-    txt: Mapping[str, str],
-    who: str,
-    on_advertise: Callable[[Advertiser], object] | None = None,
-) -> Advertiser | None:
-    """Advertise a server in the background; it never waits for the registration.
-
-    ``who`` names the server in the stderr lines. None, after one line, if the
-    service cannot be advertised (the server serves on without it).
-    ``on_advertise`` gets the advertiser before its registration starts.
-    """
-    try:
-        advertiser = Advertiser(
-            kind,
-            port,
-            host=host,
-            interfaces=interfaces_for(mdns_interface, host),
-            txt=txt,
-            instance=instance_name(mdns_name),
-        )
-    except (DiscoveryError, ValueError) as exc:
-        print(f"{who}: not advertised over mDNS: {exc}", file=sys.stderr)
-        return None
-    if on_advertise is not None:
-        on_advertise(advertiser)
-    nursery.start_soon(_advertise_or_say_why, advertiser, who)
-    return advertiser
-
-
-async def _advertise_or_say_why(advertiser: Advertiser, who: str) -> None:
-    where = ", ".join(advertiser.interfaces)
-    print(f"{who}: advertising {advertiser.name} on {where}", file=sys.stderr, flush=True)
-    try:
-        await advertiser.run()
-    except DiscoveryError as exc:
-        # The game goes on: players can still be given the address.
-        print(f"{who}: not advertised over mDNS: {exc}", file=sys.stderr, flush=True)
-
-
-class Advertiser:
-    """One service, advertised while ``run`` runs and withdrawn when it ends.
-
-    Start ``run`` in a nursery and carry on serving: probing the name takes
-    over a second, and nothing should wait for it. ``registered`` is set once
-    the registration has completed, ``withdrawn`` once the service is gone
-    again (or never made it).
-    """
-
-    def __init__(
-        self,
-        kind: str,
-        port: int,
-        *,
-        host: str,
-        interfaces: Sequence[str],
-        txt: Mapping[str, str],
-        instance: str | None = None,
-        update_delay: float = UPDATE_DELAY,
-    ) -> None:
-        self.kind = kind
-        self.service_type = service_type(kind)
-        self.port = port
-        self.host = host  # the listening address; 0.0.0.0: the interfaces' addresses
-        self.interfaces = _checked(interfaces)
-        self.instance = instance or instance_name()
-        self.update_delay = update_delay
-        self.registered = trio.Event()
-        self.withdrawn = trio.Event()
-        self._txt = dict(txt)
-        self._published: dict[str, str] | None = None
-        self._changed = trio.Event()
-
-    @property
-    def name(self) -> str:
-        return f"{self.instance}.{self.service_type}"
-
-    @property
-    def txt(self) -> dict[str, str]:
-        return dict(self._txt)
-
-    def update(self, txt: Mapping[str, str]) -> None:
-        """Set TXT keys; published after ``update_delay``, together with later changes."""
-        merged = {**self._txt, **{key: str(value) for key, value in txt.items()}}
-        if merged != self._txt:
-            self._txt = merged
-            self._changed.set()
-
-    def _info(self, txt: Mapping[str, str]) -> ServiceInfo:
-        if self.host in ("0.0.0.0", "::", ""):
-            addresses = _interface_addresses(self.interfaces)
-        else:
-            addresses = [self.host]
-        return ServiceInfo(
-            self.service_type,
-            self.name,
-            port=self.port,
-            properties=dict(txt),
-            server=f"{self.instance}.local.",
-            addresses=[socket.inet_aton(address) for address in addresses],
-        )
-
-    def _register(self, zc: Zeroconf, info: ServiceInfo) -> ServiceInfo:
-        zc.register_service(info, allow_name_change=True)
-        return info
-
-    async def run(self) -> None:
-        """Register, keep the TXT record current, and withdraw when cancelled.
-
-        Raises ``DiscoveryError`` if mDNS cannot be used; the service itself
-        should go on without it.
-        """
-        info: ServiceInfo | None = None
-        try:
-            async with _zeroconf(self.interfaces) as zc:
-                try:
-                    txt = dict(self._txt)
-                    # If this is abandoned (cancelled, or past the timeout),
-                    # closing the shared Zeroconf still sends the goodbyes of
-                    # whatever it managed to register.
-                    info = await _in_thread(
-                        "registration",
-                        self._register,
-                        zc,
-                        self._info(txt),
-                        timeout=REGISTER_TIMEOUT,
-                    )
-                    self._published = txt
-                    # allow_name_change may have renamed a clashing instance.
-                    self.instance = _instance_of(info.name, self.service_type)
-                    self.registered.set()
-                    await self._publish_changes(zc)
-                except Exception as exc:
-                    raise DiscoveryError(f"cannot advertise {self.name}: {exc}") from exc
-                finally:
-                    if info is not None:
-                        with trio.move_on_after(WITHDRAW_TIMEOUT, shield=True):
-                            await trio.to_thread.run_sync(
-                                zc.unregister_service, info, abandon_on_cancel=True
-                            )
-        finally:
-            self.withdrawn.set()
-
-    async def _publish_changes(self, zc: Zeroconf) -> None:
-        while True:
-            await self._changed.wait()
-            await trio.sleep(self.update_delay)
-            self._changed = trio.Event()
-            txt = dict(self._txt)
-            if txt != self._published:
-                # update_service waits for its announcements (~0.5 s): changes
-                # made meanwhile are coalesced into the next round.
-                await _in_thread("a TXT update", zc.update_service, self._info(txt))
-                self._published = txt
 
 
 # -- browsing --------------------------------------------------------------------
