@@ -1,5 +1,10 @@
 """Reversi's wire protocol, sans-IO: the server's end of one connection, and a client's end.
 
+This module is the server's end (``ServerConnection``) and where the
+protocol is imported from: it re-exports the messages
+(``services.reversi.messages``) and the client's end
+(``services.reversi.client_connection``).
+
 Bytes go in with ``receive_data`` (``b""`` when the other side closed); events
 come out of ``next_event`` (``NEED_DATA`` when nothing complete is buffered).
 Messages go in with ``send`` (or the client's ``start``/``move``); the bytes of
@@ -78,10 +83,35 @@ not after ``W`` or ``G``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar
 
-from ring.sansio import NEED_DATA, Closed, NeedData
+from ring.sansio import NEED_DATA, Closed
+from services.reversi.client_connection import ClientConnection
+from services.reversi.messages import (
+    _LEADING_WHITESPACE,
+    NAME_MAX,
+    BadName,
+    Board,
+    Colour,
+    GameOver,
+    Garbled,
+    LineTooLong,
+    LocalProtocolError,
+    Move,
+    MoveAttempt,
+    Name,
+    Named,
+    ProtocolError,
+    RemoteProtocolError,
+    Result,
+    ServerEvent,
+    ServerMessage,
+    _describe,
+    _is_int,
+    _Order,
+    _run_end,
+    encode,
+    is_name,
+)
 
 __all__ = [
     "NEED_DATA",
@@ -107,198 +137,13 @@ __all__ = [
 ]
 
 MAX_LINE = 4096  # WIRE.md: 4 KiB for the line protocols
-NAME_MAX = 10  # handout: "no longer than 10 characters"
-SIZE = 8
-SQUARES = SIZE * SIZE
 
 _WHITESPACE = b" \t\r\n\x0b\x0c"
 _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _COORDINATES = frozenset(b"01234567")
-_NAME_TEXT = re.compile(rf"[A-Za-z0-9_]{{1,{NAME_MAX}}}")
-_LEADING_WHITESPACE = re.compile(rb"[ \t\r\n\x0b\x0c]*")
 _INLINE_WHITESPACE = re.compile(rb"[ \t\r\x0b\x0c]*")  # whitespace that does not end a line
 _GARBAGE_END = re.compile(rb"[\nM]")
 _NL, _CR, _N, _M = b"\n"[0], b"\r"[0], b"N"[0], b"M"[0]
-
-
-class ProtocolError(Exception):
-    """Something broke the Reversi protocol; the message says what."""
-
-
-class LocalProtocolError(ProtocolError):
-    """Our own code tried to send something the protocol does not allow now."""
-
-
-class RemoteProtocolError(ProtocolError):
-    """The other side sent bytes that are not the protocol; close the connection."""
-
-
-def is_name(text: object) -> bool:
-    """Whether ``text`` is a valid team name: 1-10 of ``[A-Za-z0-9_]``."""
-    return isinstance(text, str) and _NAME_TEXT.fullmatch(text) is not None
-
-
-def _is_int(value: object, allowed: range) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value in allowed
-
-
-def _run_end(pattern: re.Pattern[bytes], data: bytearray, pos: int = 0) -> int:
-    """Where a run of ``pattern`` (which matches the empty string) starting at ``pos`` ends."""
-    found = pattern.match(data, pos)
-    return pos if found is None else found.end()
-
-
-def _describe(byte: int) -> str:
-    """One byte as a reason shows it: ``'-'``, ``'\\t'``, or ``byte 0xc3``."""
-    return repr(chr(byte)) if byte < 0x80 else f"byte 0x{byte:02x}"
-
-
-# -- the server's messages -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Colour:
-    """``U1``: you are black and move first; ``U0``: you are white."""
-
-    BLACK: ClassVar[int] = 1
-    WHITE: ClassVar[int] = 0
-    colour: int
-
-    def __post_init__(self) -> None:
-        if not _is_int(self.colour, range(2)):
-            raise ValueError(f"a colour is 1 (black) or 0 (white), not {self.colour!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class Board:
-    """``B`` + 64 digits: square i is (x, y) = (i // 8, i % 8); 0 empty, 1 white, 2 black."""
-
-    EMPTY: ClassVar[str] = "0"
-    WHITE: ClassVar[str] = "1"
-    BLACK: ClassVar[str] = "2"
-    digits: str
-
-    def __post_init__(self) -> None:
-        digits = self.digits
-        if not (isinstance(digits, str) and len(digits) == SQUARES and set(digits) <= set("012")):
-            raise ValueError(f"a board is {SQUARES} digits, each 0, 1 or 2, not {digits!r}")
-
-    def square(self, x: int, y: int) -> int:
-        """What is on (x, y): 0 empty, 1 white, 2 black."""
-        if not (_is_int(x, range(SIZE)) and _is_int(y, range(SIZE))):
-            raise ValueError(f"no square ({x!r}, {y!r}) on the board")
-        return int(self.digits[x * SIZE + y])
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """``W1`` you won, ``W0`` you lost, ``W2`` a draw."""
-
-    LOSS: ClassVar[int] = 0
-    WIN: ClassVar[int] = 1
-    DRAW: ClassVar[int] = 2
-    result: int
-
-    def __post_init__(self) -> None:
-        if not _is_int(self.result, range(3)):
-            raise ValueError(f"a result is 1 (won), 0 (lost) or 2 (draw), not {self.result!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:
-    """``G``: the game is over; the server closes the connection next."""
-
-
-ServerMessage = Colour | Board | Result | GameOver
-_LETTERS: dict[type, str] = {Colour: "U", Board: "B", Result: "W", GameOver: "G"}
-
-
-def encode(message: ServerMessage) -> bytes:
-    """A server message without its newline: ``U1``, ``B0…0``, ``W2``, ``G``."""
-    if isinstance(message, Colour):
-        return b"U%d" % message.colour
-    if isinstance(message, Board):
-        return b"B" + message.digits.encode()
-    if isinstance(message, Result):
-        return b"W%d" % message.result
-    if isinstance(message, GameOver):
-        return b"G"
-    raise TypeError(f"not a Reversi server message: {message!r}")
-
-
-class _Order:
-    """Which server message may come next: U first and once, B until W, W once, G last."""
-
-    def __init__(self) -> None:
-        self.colour: int | None = None
-        self.result: int | None = None
-        self.over = False
-
-    def apply(self, message: ServerMessage) -> str | None:
-        """The problem with ``message`` coming now, or None after noting it."""
-        letter = _LETTERS[type(message)]
-        if self.over:
-            return f"{letter} after G: G is the last message"
-        if isinstance(message, Colour):
-            if self.colour is not None:
-                return "a second U: the colour is sent once"
-            self.colour = message.colour
-            return None
-        if self.colour is None:
-            return f"{letter} before U: the colour comes first"
-        if isinstance(message, Result):
-            if self.result is not None:
-                return "a second W: the result is sent once"
-            self.result = message.result
-        elif isinstance(message, Board):
-            if self.result is not None:
-                return "B after W: only G may follow the result"
-        else:
-            self.over = True
-        return None
-
-
-# -- what the server end reports -----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    """The client's name arrived; it may play."""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class BadName:
-    """The name is refused; ``reason`` says exactly why. The connection is done."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class MoveAttempt:
-    """A well-formed ``Mxy``; whether the move is legal is the game's business."""
-
-    x: int
-    y: int
-
-
-@dataclass(frozen=True, slots=True)
-class Garbled:
-    """An attempt that is not ``Mxy`` (``text`` is what came, stripped)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class LineTooLong:
-    """A line went over ``limit`` bytes; the connection is done."""
-
-    limit: int
-
-
-ServerEvent = Named | BadName | MoveAttempt | Garbled | LineTooLong | Closed | NeedData
-_FINAL = (BadName, LineTooLong, Closed)
 
 
 def _text(data: bytes | bytearray) -> str:
@@ -516,167 +361,3 @@ class ServerConnection:
         event = Garbled(_text(buf[start:]))
         buf.clear()
         return event
-
-
-# -- the client's end ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Name:
-    """Client: ``N<name>``, the first thing a client sends."""
-
-    name: str
-
-    def __post_init__(self) -> None:
-        if not is_name(self.name):
-            raise ValueError(f"a name is 1-{NAME_MAX} of A-Z a-z 0-9 _, not {self.name!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """Client: ``Mxy``, a piece on (x, y)."""
-
-    x: int
-    y: int
-
-    def __post_init__(self) -> None:
-        if not (_is_int(self.x, range(SIZE)) and _is_int(self.y, range(SIZE))):
-            raise ValueError(f"a move is on x, y in 0-7, not ({self.x!r}, {self.y!r})")
-
-
-ClientMessage = Name | Move
-ClientEvent = Colour | Board | Result | GameOver | Closed | NeedData
-
-# The length of each server message by its letter, and the bytes allowed after the letter.
-_SERVER_FORMS: dict[int, tuple[int, bytes, str]] = {
-    b"U"[0]: (1, b"01", "colour"),
-    b"B"[0]: (SQUARES, b"012", "square"),
-    b"W"[0]: (1, b"012", "result"),
-    b"G"[0]: (0, b"", ""),
-}
-
-
-class ClientConnection:
-    """A client's end (a bot, the human client): the name, then moves answering boards."""
-
-    def __init__(self, name: str, *, newlines: bool = True) -> None:
-        Name(name)  # validates
-        self.name = name
-        self.newlines = newlines
-        self.started = False
-        self.board: Board | None = None  # the last board received
-        self.may_move = False  # a board has come that no move has answered yet
-        self._buf = bytearray()
-        self._eof = False
-        self._broken: RemoteProtocolError | None = None
-        self._order = _Order()
-
-    @property
-    def colour(self) -> int | None:
-        return self._order.colour
-
-    @property
-    def result(self) -> int | None:
-        return self._order.result
-
-    @property
-    def game_over(self) -> bool:
-        """``G`` has been received."""
-        return self._order.over
-
-    # -- sending --------------------------------------------------------------------
-
-    def _line(self, text: str) -> bytes:
-        return (text + ("\n" if self.newlines else "")).encode("ascii")
-
-    def start(self) -> bytes:
-        """The bytes to send first: ``N<name>\\n``."""
-        if self.started:
-            raise LocalProtocolError("the name was already sent")
-        self.started = True
-        return self._line("N" + self.name)
-
-    def move(self, x: int, y: int) -> bytes:
-        """``M<x><y>\\n``, answering the board last received."""
-        Move(x, y)  # validates
-        if not self.started:
-            raise LocalProtocolError("the name goes first: call start()")
-        if not self.may_move:
-            raise LocalProtocolError("no board to answer: a move answers a B, once")
-        self.may_move = False
-        return self._line(f"M{x}{y}")
-
-    def send(self, message: ClientMessage) -> bytes:
-        """``start`` for ``Name``, ``move`` for ``Move``: for ``ring.transport.Connection``."""
-        if isinstance(message, Name):
-            if message.name != self.name:
-                raise LocalProtocolError(f"this connection's name is {self.name!r}")
-            return self.start()
-        if isinstance(message, Move):
-            return self.move(message.x, message.y)
-        raise LocalProtocolError(f"a client does not send {message!r}")
-
-    # -- receiving ------------------------------------------------------------------
-
-    def receive_data(self, data: bytes) -> None:
-        """Bytes from the server; ``b""`` means it closed its end."""
-        if self._eof:
-            if data:
-                raise LocalProtocolError("data after the close")
-            return
-        if data:
-            self._buf += data
-        else:
-            self._eof = True
-
-    def next_event(self) -> ClientEvent:
-        if self._broken is not None:
-            raise self._broken
-        try:
-            return self._server_event()
-        except RemoteProtocolError as exc:
-            self._broken = exc
-            raise
-
-    def _server_event(self) -> ClientEvent:
-        buf = self._buf
-        del buf[: _run_end(_LEADING_WHITESPACE, buf)]
-        if not buf:
-            return Closed() if self._eof else NEED_DATA
-        letter = buf[0]
-        form = _SERVER_FORMS.get(letter)
-        if form is None:
-            raise RemoteProtocolError(f"not a server message: starts with {_describe(letter)}")
-        length, allowed, what = form
-        body = buf[1 : 1 + length]
-        for index, byte in enumerate(body):
-            if byte not in allowed:
-                where = f" {index}" if length > 1 else ""
-                raise RemoteProtocolError(
-                    f"bad {chr(letter)} message: {what}{where} is {_describe(byte)}"
-                )
-        if len(body) < length:
-            if self._eof:
-                raise RemoteProtocolError(f"the server closed inside a {chr(letter)} message")
-            return NEED_DATA
-        del buf[: 1 + length]
-        message = self._decode(letter, body.decode("ascii"))
-        problem = self._order.apply(message)
-        if problem is not None:
-            raise RemoteProtocolError(problem)
-        if isinstance(message, Board):
-            self.board = message
-            self.may_move = True
-        elif isinstance(message, Result | GameOver):
-            self.may_move = False
-        return message
-
-    @staticmethod
-    def _decode(letter: int, body: str) -> ServerMessage:
-        if letter == b"U"[0]:
-            return Colour(int(body))
-        if letter == b"B"[0]:
-            return Board(body)
-        if letter == b"W"[0]:
-            return Result(int(body))
-        return GameOver()
