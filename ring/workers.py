@@ -4,29 +4,34 @@ A server's Trio loop serves every game of every service at once, so one step
 that computes for long (a built-in player's exhaustive search) stops them
 all: replies wait, and clocks run. A worker *thread* does not help enough in
 CPython: the search holds the GIL and hands it back to the loop only at each
-switch interval (5 ms), twice over for every reply (docs/services.md has the
+switch interval (5 ms), twice over for every reply (the README has the
 figures). So the work goes to another process.
 
 ``Workers(size)`` starts up to ``size`` processes, each when a call first
-finds no idle one. They are spawned (a fresh interpreter), so they inherit
-none of the server's sockets. ``await workers.run(function, *args,
-timeout=T)`` hands the call to an idle worker (waiting for one if all are
-busy), waits for the answer without blocking the loop and returns it, or
-raises what the function raised (as ``WorkerError``). Past ``T`` seconds,
-the wait for a worker included, it raises ``trio.TooSlowError``; a worker
-still computing then is killed, so a runaway call costs no more than its
-deadline and the next call gets a fresh worker. The function and its
-arguments travel by pickle: a module-level function of plain values.
+finds no idle one: ``python -m ring.workers``, a fresh interpreter in a
+session of its own, so it inherits none of the server's sockets, re-runs
+none of its main module, and no Ctrl-C at the terminal reaches it; calls go
+in on its standard input and answers come out on its standard output
+(``multiprocessing.connection`` framing; what the function prints goes to
+standard error). ``await workers.run(function, *args, timeout=T)`` hands
+the call to an idle worker (waiting for one if all are busy), waits for the
+answer without blocking the loop and returns it, or raises what the
+function raised (as ``WorkerError``). Past ``T`` seconds, the wait for a
+worker included, it raises ``trio.TooSlowError``; a worker still computing
+then is killed, so a runaway call costs no more than its deadline and the
+next call gets a fresh worker. The function and its arguments travel by
+pickle: a module-level function of plain values.
 
 ``aclose()`` ends every worker; a worker whose server has gone ends by itself
-(its end of the pipe closes).
+(its standard input closes). Windows has no such pipes for Trio to wait on:
+there a call runs in a thread instead (the loop is then less free).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -35,8 +40,9 @@ from typing import Any, TypeVar
 import trio
 
 T = TypeVar("T")
-# How long a killed worker may take to be reaped (off the loop, in a thread).
+# How long a worker may take to be reaped once told to end (off the loop, in a thread).
 REAP_TIMEOUT = 5.0
+NICENESS = 10  # added to a worker's: the OS runs the server first
 
 
 def default_size() -> int:
@@ -48,13 +54,19 @@ class WorkerError(Exception):
     """The function raised in the worker (its type and message), or the worker died."""
 
 
-def _serve(conn: Connection) -> None:
-    """A worker's life: calls in, answers out, until the server's end closes."""
-    # Ctrl-C reaches the whole process group; the server ends its workers itself.
+def _serve() -> None:
+    """A worker's life (``python -m ring.workers``): calls in, answers out, until stdin ends."""
+    calls = Connection(os.dup(0), writable=False)
+    answers = Connection(os.dup(1), readable=False)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(2, 1)  # a print in a function must not garble the answers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The server's loop comes first: on a machine with few cores a worker
+    # computing beside it would otherwise take turns with it for a core.
+    os.nice(NICENESS)
     while True:
         try:
-            function, args = conn.recv()
+            function, args = calls.recv()
         except (EOFError, OSError):
             return
         try:
@@ -62,26 +74,30 @@ def _serve(conn: Connection) -> None:
         except Exception as exc:  # handed back to the caller, which raises it
             answer = (False, f"{type(exc).__name__}: {exc}")
         try:
-            conn.send(answer)
+            answers.send(answer)
         except OSError:
             return
 
 
 class _Worker:
-    def __init__(self, number: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.conn, child = context.Pipe()
-        self.process = context.Process(
-            target=_serve, args=(child,), name=f"ring-worker-{number}", daemon=True
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ring.workers"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
         )
-        self.process.start()
-        child.close()
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.calls = Connection(os.dup(self.process.stdin.fileno()), readable=False)
+        self.answers = Connection(os.dup(self.process.stdout.fileno()), writable=False)
+        self.process.stdin.close()
+        self.process.stdout.close()
 
     async def call(self, function: Callable[..., T], args: tuple[Any, ...]) -> T:
-        self.conn.send((function, args))  # a few hundred bytes: the pipe takes them at once
-        await _wait_readable(self.conn)
         try:
-            ok, value = self.conn.recv()
+            self.calls.send((function, args))  # a few hundred bytes: the pipe takes them at once
+            await trio.lowlevel.wait_readable(self.answers.fileno())
+            ok, value = self.answers.recv()
         except (EOFError, OSError) as exc:
             raise WorkerError(f"the worker process died: {exc!r}") from None
         if not ok:
@@ -89,25 +105,18 @@ class _Worker:
         return value  # type: ignore[no-any-return]
 
     async def end(self, *, kill: bool) -> None:
-        """Stop the worker (at once if ``kill``, else once it has read its pipe's end)
+        """Stop the worker (at once if ``kill``, else once it reads the end of its input)
         and reap it, off the loop."""
         if kill:
             self.process.kill()
-        self.conn.close()
+        self.calls.close()
+        self.answers.close()
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(self.process.join, REAP_TIMEOUT)
-            if self.process.exitcode is None:
+            try:
+                await trio.to_thread.run_sync(self.process.wait, REAP_TIMEOUT)
+            except subprocess.TimeoutExpired:
                 self.process.kill()
-                await trio.to_thread.run_sync(self.process.join, REAP_TIMEOUT)
-        if self.process.exitcode is not None:
-            self.process.close()  # its sentinel descriptor
-
-
-async def _wait_readable(conn: Connection) -> None:
-    if sys.platform == "win32":  # a pipe there is not a socket: wait in a thread
-        await trio.to_thread.run_sync(conn.poll, None, abandon_on_cancel=True)
-    else:
-        await trio.lowlevel.wait_readable(conn.fileno())
+                await trio.to_thread.run_sync(self.process.wait, REAP_TIMEOUT)
 
 
 class Workers:
@@ -126,6 +135,9 @@ class Workers:
 
     async def run(self, function: Callable[..., T], *args: Any, timeout: float) -> T:
         """``function(*args)`` in a worker; ``trio.TooSlowError`` past ``timeout`` seconds."""
+        if sys.platform == "win32":
+            with trio.fail_after(timeout):
+                return await trio.to_thread.run_sync(function, *args, abandon_on_cancel=True)
         with trio.fail_after(timeout):
             await trio.lowlevel.checkpoint_if_cancelled()  # no time left: start nothing
             worker = await self._take()
@@ -149,7 +161,7 @@ class Workers:
             if self._alive < self.size:
                 self._started += 1
                 self._alive += 1
-                return _Worker(self._started)
+                return _Worker()
             self._freed = trio.Event() if self._freed.is_set() else self._freed
             await self._freed.wait()
 
@@ -174,3 +186,7 @@ class Workers:
         self._freed.set()
         for worker in idle:
             await worker.end(kill=False)
+
+
+if __name__ == "__main__":
+    _serve()
