@@ -6,13 +6,12 @@ import random
 
 import pytest
 
+from services.fishnet.endgame import _action_values, _solve
 from services.fishnet.players import (
     COMPUTER_PLAYERS,
     Alice,
     Player,
     Smarx,
-    _action_values,
-    _solve,
     make_player,
     play_game,
 )

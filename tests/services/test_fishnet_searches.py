@@ -20,7 +20,7 @@ import pytest
 import trio
 
 from ring.workers import Workers
-from services.fishnet import players
+from services.fishnet import endgame
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
 from services.fishnet.players import PASS, Decision, Player, make_player, play_game
@@ -76,10 +76,10 @@ async def test_smarx_searches_in_a_worker_while_the_loop_keeps_running(
         in_process.append(args)
         return search(*args)
 
-    search = players.endgame_values
+    search = endgame.endgame_values
     counted_search.__qualname__ = search.__qualname__
     counted_search.__module__ = search.__module__
-    monkeypatch.setattr(players, "endgame_values", counted_search)
+    monkeypatch.setattr(endgame, "endgame_values", counted_search)
     ticks = [0]
 
     async def ticker() -> None:
