@@ -133,8 +133,9 @@ def _start_record(tmp_path: Path) -> dict[str, object]:
 def test_without_a_seed_nothing_prints_the_secret_and_the_record_replays_the_game(
     tmp_path: Path,
 ) -> None:
-    child, address = _serve(tmp_path)
+    child, address = _serve(tmp_path, "--oldmaid", "0", "--players", "2")
     try:
+        assert (child.first_line(WAIT) or "").startswith("oldmaid listening on ")
         dealt = _dealt(address, "ann")
         output = _stop(child)
     finally:
