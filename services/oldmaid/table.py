@@ -1,152 +1,64 @@
 """The Old Maid table over TCP: a thin Trio layer around the referee.
 
-Each connection is one task that reads a request, asks the referee and
-writes the one reply, through ``ring.transport.Connection`` and the sans-IO
-``Link``. Only two kinds of message are written by another task: the join
-replies, which all go out when the game starts, and the ``game_over``
-notices to watching players. ``Connection`` serialises writes, so these never
-interleave with a reply.
-
-Students' clients are the normal users, so bad input is normal input: every
-request gets exactly one reply and the connection stays usable. Only a
-message over the size limit closes a connection, after an error saying so.
-A table serves game after game, several at once: joins fill the game that
-is forming, and when it starts the next one forms (``services.oldmaid.
-table_game`` is one game). ``ring table`` runs it for a set number of games
-(one by default) and returns when they have ended and their players have
-gone (or ``linger`` seconds passed); ``ring serve --oldmaid`` runs it until
-stopped.
+``serve_tables`` listens and runs a ``TableServer`` (``services.oldmaid.
+table_server``: the connections, and the games they join) as its
+``TableConfig`` says (``services.oldmaid.table_config``); this module
+re-exports both, for the service declaration and the tests. ``ring table``
+runs it for a set number of games (one by default) and returns when they
+have ended and their players have gone (or ``linger`` seconds passed);
+``ring serve --oldmaid`` runs it until stopped.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import ipaddress
-import itertools
-import math
 import secrets
 import sys
-import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import msgspec
 import trio
 
-from ring.framing import DEFAULT_MAX_MESSAGE
 from ring.net import (
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_PER_ADDRESS,
     REFUSAL_READ_TIMEOUT,
     CannotListen,
     Refusal,
-    mark_established,
     serving,
-    wants_mdns,
 )
-from ring.oldmaid.messages import (
-    Join,
-    Reply,
-    Request,
-    Status,
-    error,
-)
-from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
+from ring.oldmaid.messages import error
+from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
 from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
-from ring.transport import Connection, plain_ip
-from services.oldmaid.referee import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    Address,
-    GameState,
-    RefereeError,
-)
+from ring.transport import Connection
+from services.oldmaid.referee import GameState
+from services.oldmaid.table_config import DEFAULT_PORT, TableConfig
 from services.oldmaid.table_game import (
     SHUTDOWN_NOTICE_TIMEOUT,
-    Client,
-    Game,
     GameOutcome,
     Transcript,
-    game_seed,
-    shutting_down,
 )
+from services.oldmaid.table_server import TableServer
 
 if TYPE_CHECKING:
     from ring.discovery import Advertiser
 
-DEFAULT_PORT = 9898
+# Imported from here by the service declaration and the tests.
+__all__ = [
+    "DEFAULT_PORT",
+    "TableConfig",
+    "TableError",
+    "TableOutcome",
+    "TableServer",
+    "run",
+    "serve_table",
+    "serve_tables",
+]
 
 
 class TableError(Exception):
     """The table could not run at all (port in use, transcript not writable)."""
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    players: int = 4
-    host: str = "127.0.0.1"
-    port: int = DEFAULT_PORT
-    seed: int | None = None  # None: a random seed, reported in the transcript
-    start_after: float | None = None
-    transcript: str | Path | None = None  # one file for every game
-    transcripts: str | Path | None = None  # a folder: one file per game
-    games: int | None = 1  # how many games to play before returning; None: until cancelled
-    idle_timeout: float = 120.0  # from connect, for a connection that has not joined
-    # A joined player whose game has not started this long after its join gets
-    # an error reply to it, and its seat is free again; None: it waits for ever.
-    wait_timeout: float | None = 600.0
-    # A game in which nothing moves (no draw, discard or player out) this long
-    # is aborted; 0: no limit. Above ring peer's 120 s idle timeout, so that
-    # the players' own timeouts, which know more, always speak first.
-    turn_timeout: float = 300.0
-    linger: float = 10.0
-    # Once every player but one is out, how long to wait for pairs still
-    # undiscarded before ending the game without them (WIRE.md).
-    last_pair_grace: float = 2.0
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
-    # Tests turn it off to meet the per-address cap from 127.0.0.1.
-    exempt_loopback: bool = True
-    send_timeout: float = 10.0
-    max_message: int = DEFAULT_MAX_MESSAGE
-    # mDNS: None advertises only when listening on a non-loopback address.
-    advertise: bool | None = None
-    mdns_interface: str | None = None  # default: the listening address (0.0.0.0: all)
-    mdns_name: str = "table"  # the instance is "<mdns_name>-<8 hex>"
-    # Told how each game ended, as it ends (``ring serve`` prints it).
-    on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise ValueError(f"an Old Maid game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
-        if self.games is not None and self.games < 1:
-            raise ValueError("a table plays at least one game")
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> TableConfig:
-        return cls(
-            players=args.players,
-            host=args.host,
-            port=args.port,
-            seed=args.seed,
-            start_after=args.start_after,
-            transcript=args.transcript,
-            transcripts=getattr(args, "transcripts", None),
-            games=getattr(args, "games", 1),
-            idle_timeout=args.idle_timeout,
-            wait_timeout=getattr(args, "wait_timeout", 600.0),
-            turn_timeout=getattr(args, "turn_timeout", 300.0),
-            linger=args.linger,
-            last_pair_grace=getattr(args, "last_pair_grace", 2.0),
-            max_connections=args.max_connections,
-            max_per_address=getattr(args, "max_per_address", DEFAULT_MAX_PER_ADDRESS),
-            advertise=getattr(args, "advertise", None),
-            mdns_interface=getattr(args, "mdns_interface", None),
-            mdns_name=getattr(args, "name", None) or "table",
-        )
 
 
 # A game's outcome, as ``serve_table`` returns it and ``ring table`` prints it.
@@ -155,282 +67,6 @@ TableOutcome = GameOutcome
 
 def new_seed() -> int:
     return secrets.randbelow(2**32)
-
-
-class TableServer:
-    """The connections of one table, and its games: the one forming and those under way."""
-
-    def __init__(self, config: TableConfig, seed: int, transcript: Transcript | None) -> None:
-        self.config = config
-        self.seed = seed
-        self.address: tuple[str, int] | None = None
-        self.nursery: trio.Nursery | None = None
-        self.games: list[Game] = []  # every game so far, in the order they formed
-        self.all_ended = trio.Event()  # as many games as config.games have ended
-        self.advertiser: Advertiser | None = None  # set while advertised over mDNS
-        self._shared_transcript = transcript  # --transcript FILE: every game in one file
-        self._numbers = itertools.count(1)
-        self._finished = 0  # games ended whose players have gone (or lingered too long)
-
-    @property
-    def forming(self) -> Game:
-        """The game new joins go to (the last game, once the table has started them all)."""
-        return self.games[-1]
-
-    def open_game(self) -> Game:
-        assert self.nursery is not None and self.address is not None
-        config = self.config
-        number = len(self.games) + 1
-        seed = game_seed(self.seed, number)
-        transcript = self._shared_transcript
-        if transcript is None:
-            transcript = Transcript(self._transcript_path(number))
-        game = Game(
-            number,
-            seed,
-            config.players,
-            transcript,
-            nursery=self.nursery,
-            start_after=config.start_after,
-            last_pair_grace=config.last_pair_grace,
-            on_change=self._game_changed,
-            turn_timeout=config.turn_timeout,
-        )
-        if self._shared_transcript is None or number == 1:
-            host, port = self.address
-            game.transcript.referee(
-                "listening", host=host, port=port, players=config.players, seed=seed, game=number
-            )
-        self.games.append(game)
-        self.nursery.start_soon(self._finish, game)
-        return game
-
-    def _transcript_path(self, number: int) -> Path | None:
-        folder = self.config.transcripts
-        return None if folder is None else Path(folder) / f"game-{number:06d}.jsonl"
-
-    def _game_changed(self) -> None:
-        forming = self.forming
-        if forming.started.is_set() and self._may_open_another():
-            self.open_game()
-        self._advertise_state()
-
-    def _may_open_another(self) -> bool:
-        return self.config.games is None or len(self.games) < self.config.games
-
-    async def _finish(self, game: Game) -> None:
-        await game.ended.wait()
-        if self.config.on_end is not None:
-            self.config.on_end(game.outcome())
-        await game.close_when_gone(self.config.linger)
-        if self._shared_transcript is None:
-            game.transcript.close()
-        self._finished += 1
-        if self.config.games is not None and self._finished >= self.config.games:
-            self.all_ended.set()
-
-    # -- connections --------------------------------------------------------
-
-    async def handle(self, stream: trio.SocketStream) -> None:
-        number = next(self._numbers)
-        conn = Connection(
-            stream,
-            Link(Role.TABLE_SERVER, self.config.max_message),
-            timeout=self.config.send_timeout,
-        )
-        source = conn.remote_address
-        peer = f"{source[0]}:{source[1]}" if source else "?"
-        client = Client(number, peer, source, conn, trio.CancelScope())
-        conn.observer = functools.partial(self._observe, client)
-        try:
-            with client.scope:
-                await self._converse(client)
-        except Exception:
-            # A bug here must not take the other players' games down with it.
-            print(f"table: internal error on connection {number}:", file=sys.stderr)
-            traceback.print_exc()
-        finally:
-            client.closed = True
-            if client.game is not None:
-                client.game.release(client, shutting_down=shutting_down())
-        if client.game is not None:
-            await client.game.announce_end()
-
-    async def _converse(self, client: Client) -> None:
-        # From connect, not from the last message: a connection that sends
-        # only bad requests, or only status, must not hold its slot for ever.
-        idle_deadline = trio.current_time() + self.config.idle_timeout
-        while True:
-            try:
-                event = await client.conn.receive(timeout=self._patience(client, idle_deadline))
-            except trio.TooSlowError:
-                if client.game is None:
-                    # Closed without a message: there is no request to answer, and
-                    # an unasked-for reply would look like a broken table.
-                    return
-                if client.game.referee.state is GameState.WAITING:
-                    if not await self._withdraw_join(client):
-                        return
-                    idle_deadline = trio.current_time() + self.config.idle_timeout
-                continue  # else the game started meanwhile: its join reply is on its way
-            except RemoteProtocolError as exc:
-                self._observe(client, "in", Invalid(str(exc)))
-                await client.conn.send_or_close(Farewell(f"{exc}; closing the connection"))
-                return
-            if isinstance(event, Closed):
-                return
-            if isinstance(event, Invalid):
-                reply: Reply | None = error(event.reason)
-            else:
-                reply = await self._answer(client, event)
-            if reply is not None and not await client.conn.send_or_close(reply):
-                return
-            if client.game is not None:
-                await client.game.announce_end()
-
-    def _patience(self, client: Client, idle_deadline: float) -> float:
-        """How long to wait for this connection's next request."""
-        game, wait = client.game, self.config.wait_timeout
-        if game is None:
-            return max(0.0, idle_deadline - trio.current_time())
-        if wait is None or game.referee.state is not GameState.WAITING:
-            # Players wait on the game, not the other way round: a game under
-            # way that stops moving is ended by its own timer (turn_timeout).
-            return math.inf
-        return max(0.0, client.joined_at + wait - trio.current_time())
-
-    async def _withdraw_join(self, client: Client) -> bool:
-        """The join waited ``wait_timeout`` for its game: answer it with an error and
-        free the seat (the protocol allows one reply per request, and an error
-        reply to a join is one). False if the connection is closed."""
-        game = client.game
-        assert game is not None and client.nick is not None
-        joined = len(game.referee.joined)
-        game.release(client, shutting_down=False)
-        client.game, client.nick, client.watch = None, None, False
-        message = (
-            f"no game started within {self.config.wait_timeout:g} s of this join "
-            f"({joined} of {self.config.players} players joined); join again to keep waiting"
-        )
-        return await client.conn.send_or_close(error(message))
-
-    def _observe(self, client: Client, direction: str, message: Any) -> None:
-        if isinstance(message, Closed):
-            return
-        if isinstance(message, Invalid):
-            body = {"invalid": message.reason}
-        else:
-            if isinstance(message, Farewell):
-                message = error(message.reason)
-            body = {"msg": msgspec.to_builtins(message)}
-        game = client.game or self.forming
-        game.transcript.message(client.number, client.peer, client.nick, direction, **body)
-
-    # -- requests -----------------------------------------------------------
-
-    async def _answer(self, client: Client, request: Request) -> Reply | None:
-        """The reply to one request; None for a join, answered when its game starts."""
-        if client.nick is not None and not client.answered:
-            return error("wait for the reply to join: it comes when the game starts")
-        if isinstance(request, Status):
-            return (client.game or self.forming).status()
-        if isinstance(request, Join):
-            return await self._join(client, request)
-        game = client.game
-        if game is None or client.nick is None:
-            if self.forming.referee.state is GameState.WAITING:
-                return error("join first: the game has not started and you have not joined")
-            return error("join first: this connection is not a player in this game")
-        try:
-            reply = game.play(client.nick, request)
-        except RefereeError as exc:
-            reply = error(str(exc))
-        game.record_decisions()
-        return reply
-
-    async def _join(self, client: Client, request: Join) -> Reply | None:
-        if client.nick is not None:
-            return error(f"this connection has already joined as {client.nick}")
-        address = self._join_address(client, request)
-        if isinstance(address, str):
-            return error(address)
-        game = self.forming
-        try:
-            full = game.join(client, request.nick, address, request.watch)
-        except RefereeError as exc:
-            return error(str(exc))
-        # A player from now on: never evicted to make room at the connection
-        # cap (ring.net.serve), not even while the game it fills starts below.
-        # A status or a refused join does not count: pollers stay evictable.
-        mark_established()
-        if full:
-            await game.start()
-        return None
-
-    def _join_address(self, client: Client, request: Join) -> Address | str:
-        """Where the others will dial this player, or why the join gives none."""
-        if request.host is not None:
-            host = plain_ip(request.host.strip())
-            try:
-                ipaddress.IPv4Address(host)
-            except ValueError:
-                return (
-                    f"`host` must be a dotted IPv4 address such as 10.0.0.5, got {request.host!r}"
-                )
-        elif client.source is not None:
-            host = client.source[0]
-        else:
-            return "cannot tell this connection's address: send `host` and `port`"
-        if request.port is not None:
-            port = request.port
-        elif client.source is not None:
-            port = client.source[1]
-        else:
-            return "cannot tell this connection's port: send `port`"
-        if port == 0:
-            return "`port` must be between 1 and 65535"
-        return host, port
-
-    async def shut_down(self) -> None:
-        """Abort every game still forming or under way, and tell their watchers."""
-        for game in self.games:
-            await game.shut_down()
-
-    # -- mDNS ---------------------------------------------------------------
-
-    def advertise(
-        self, host: str, port: int, on_advertise: Callable[[Advertiser], object] | None
-    ) -> None:
-        """Start advertising in the background if configured: joins never wait for it."""
-        config = self.config
-        if not wants_mdns(config.advertise, host):
-            return
-        from ring.discovery import start_advertising
-
-        assert self.nursery is not None
-        self.advertiser = start_advertising(
-            self.nursery,
-            "oldmaid",
-            port,
-            host=host,
-            mdns_interface=config.mdns_interface,
-            mdns_name=config.mdns_name,
-            txt=self._mdns_txt(),
-            who="table",
-            on_advertise=on_advertise,
-        )
-
-    def _mdns_txt(self) -> dict[str, str]:
-        from ring.discovery import oldmaid_txt
-
-        forming = self.forming.referee
-        return oldmaid_txt(
-            players=self.config.players, joined=len(forming.joined), state=forming.state.value
-        )
-
-    def _advertise_state(self) -> None:
-        if self.advertiser is not None:
-            self.advertiser.update(self._mdns_txt())
 
 
 # -- entry points ---------------------------------------------------------------
