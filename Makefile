@@ -58,10 +58,12 @@ bench-capacity: setup
 bench-stall: setup
 	$(BIN)/python -m scenarios.bench --part stall
 
-# Mixed Old Maid rings of 2-8 players with one 2013-style client (every old
-# habit on), ten seeds a size (~5 min): the figures behind issue 10's goal.
+# Mixed Old Maid rings of 2-8 players with one 2013-style client: each old
+# habit alone and all together, two seeds a size, on an idle machine and then
+# with every core kept busy by other processes (~25 min); README, Measured.
+SWEEP_SEEDS ?= 2
 oldclients-sweep: setup
-	$(BIN)/python tests/interop/student_rings.py --seeds 10
+	$(BIN)/python tests/interop/student_rings.py --seeds $(SWEEP_SEEDS) --load both
 
 # Each built-in FishNet player beside itself with one idea taken away,
 # in-process (~90 s): why the ladder's order holds (docs/protocols/fishnet.md).
