@@ -1,0 +1,419 @@
+"""The Old Maid peer's connections to the other players, and the exchanges on them.
+
+- Right: the peer listens (``ring.net.serve``); whoever holds the turn to its
+  right dials in, or a seat further right when the players between are out.
+  ``serve`` reads each such connection, answers what cannot be a turn (a bad
+  message, a request from an address that is not a player) and hands every
+  turn to the peer.
+- Left: one link per seat the peer asks, dialled when first needed (the left
+  neighbour at once), with retries: older clients listen only after their
+  own join reply (protocol 13.1).
+- The exchanges: a turn request and its reply under the peer timeout, where
+  an out seat that left or fell silent is skipped (7.7); and the pick that
+  follows an accepted offer, from either side, paused for an offerer that
+  reads one message a recv (13.2).
+
+The links know the players through the turn machine (``Turns``: the seats,
+and which are gone); they ask the table who is out (``TableSide``).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import ipaddress
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import trio
+
+from ring.events import EventLog
+from ring.net import dial, mark_established, serve
+from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import Offer, Pick, Reply, Status, YourTurn, error
+from ring.oldmaid.protocol import (
+    Answered,
+    Closed,
+    Farewell,
+    Invalid,
+    Link,
+    RemoteProtocolError,
+    Role,
+    request_name,
+)
+from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
+from ring.oldmaid.turns import GONE, MAX_BAD_PICKS, SILENT, PeerError, Turns, fault, wire
+from ring.transport import Connection, plain_ip
+
+# Dialling a seat that refuses: the first retry after this long, each next
+# one after twice as long, up to DIAL_RETRY_MAX, until the peer timeout.
+DIAL_RETRY_FIRST = 0.01
+DIAL_RETRY_MAX = 0.2
+# A seat that has not answered a turn request within this long is looked up
+# in the table's status (and again every OUT_GRACE after): if the table lists
+# it as out, it is skipped as if it had answered "out". Some older clients,
+# once out, keep their listener open but never accept another connection, or
+# accept and never answer; the kernel completes the handshake for them, so
+# only silence tells. A seat still in keeps the whole peer timeout. Our own
+# peers answer within milliseconds, so a healthy ring never waits this long.
+OUT_GRACE = 0.2
+# The pause between ok and pick for an offerer that reads one message a recv
+# grows with how slowly such offerers answer our picks (a loaded machine
+# wakes their threads late): PICK_PAUSE_FACTOR times the slowest of the last
+# PICK_SAMPLES answers, between the configured pause and PICK_PAUSE_MAX.
+PICK_PAUSE_FACTOR = 3.0
+PICK_PAUSE_MAX = 0.5
+PICK_SAMPLES = 16
+TakeRequest = Callable[[Connection, YourTurn | Offer], Awaitable[None]]
+
+
+class LinkConfig(Protocol):
+    """The settings the links read; ``PeerConfig`` has them all."""
+
+    timeout: float
+    idle_timeout: float
+    join_timeout: float
+    first_message_timeout: float
+    pick_pause: float
+    max_connections: int
+    max_per_address: int | None
+    exempt_loopback: bool
+
+
+class Links:
+    """The peer's listener, its links to the seats it asks, and the exchanges on both.
+
+    ``seated`` is set once the join reply has given the players; until then
+    an inbound turn waits.
+    """
+
+    def __init__(
+        self,
+        config: LinkConfig,
+        turns: Turns,
+        table: TableSide,
+        log: EventLog,
+        *,
+        seated: trio.Event,
+    ) -> None:
+        self._config = config
+        self._turns = turns
+        self._table = table
+        self._log = log
+        self._seated = seated
+        self._links: dict[int, Connection] = {}
+        self._answered: set[int] = set()  # seats whose link has carried a reply
+        # trio.current_time() of the last message heard from anyone; the peer
+        # sets it when it starts, and gives up after its idle timeout of silence.
+        self.last_heard = 0.0
+        # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
+        self.slow_answers: collections.deque[float] = collections.deque(maxlen=PICK_SAMPLES)
+
+    async def aclose(self) -> None:
+        for link in self._links.values():
+            await link.aclose()
+
+    # -- the right side: connections dialled in to us --------------------------
+
+    async def listen(
+        self,
+        host: str,
+        port: int,
+        handler: Callable[[trio.SocketStream], Awaitable[None]],
+        *,
+        task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        config = self._config
+        try:
+            await serve(
+                handler,
+                host,
+                port,
+                max_connections=config.max_connections,
+                max_per_address=config.max_per_address,
+                exempt_loopback=config.exempt_loopback,
+                task_status=task_status,
+            )
+        except OSError as exc:
+            raise PeerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+    async def serve(self, stream: trio.SocketStream, take: TakeRequest) -> None:
+        """Read one connection dialled in to us; each turn a player sends goes to ``take``."""
+        config = self._config
+        link = Connection(stream, Link(Role.PICKER), timeout=config.timeout)
+        established = False
+        # From connect: invalid messages do not buy a stray more time.
+        first_deadline = trio.current_time() + config.first_message_timeout
+        try:
+            while True:
+                # Until it has sent something valid, a connection may be a
+                # stray or part of a flood: it gets a short wait, and
+                # ring.net.serve may evict it to make room at the cap.
+                wait = (
+                    config.idle_timeout
+                    if established
+                    else max(0.0, first_deadline - trio.current_time())
+                )
+                try:
+                    event = await link.receive(timeout=wait)
+                except trio.TooSlowError:
+                    if not established:
+                        return  # closed without a word, as the table does
+                    raise
+                except RemoteProtocolError as exc:
+                    await link.send(Farewell(f"{exc}; closing the connection"))
+                    raise
+                self.last_heard = trio.current_time()
+                if isinstance(event, Closed):
+                    return
+                if isinstance(event, Invalid):
+                    await link.send(error(event.reason))
+                    continue
+                if not established:
+                    established = True
+                    mark_established()
+                with trio.fail_after(config.join_timeout):
+                    await self._seated.wait()
+                stranger = self.not_a_player(stream)
+                if stranger is not None:
+                    await link.send(error(stranger))
+                    self._log.write("stranger", error=stranger)
+                    return
+                await take(link, event)
+        except NETWORK_ERRORS as exc:
+            # One broken neighbour connection is not the end of the game: the
+            # turn holder on the other end sees its own error.
+            self._log.write("inbound_error", error=str(exc) or type(exc).__name__)
+
+    def not_a_player(self, stream: trio.SocketStream) -> str | None:
+        """Why a turn from this connection cannot be a player's, or None if it may be.
+
+        The protocol does not say who is speaking, but a turn can only come from
+        a player, so from one of the addresses the table seated. Where a player
+        gave a name rather than an address (or none we can compare), anything
+        goes: a stranger then cannot be told from a player.
+        """
+        try:
+            source = plain_ip(stream.socket.getpeername()[0])
+        except OSError:
+            return None
+        hosts = {host for (host, _), _ in self._turns.players}
+        if not all(_is_specific_ip(host) for host in hosts) or source in hosts:
+            return None
+        return f"{source} is not the address of any player of this game; closing the connection"
+
+    # -- the left side: connections we dial ------------------------------------
+
+    def connection(self, seat: int) -> Connection:
+        """The open link to ``seat``, which has just answered a request on it."""
+        return self._links[seat]
+
+    async def link_to(self, seat: int) -> Connection | None:
+        """The open link to ``seat``, dialled if need be; None if the seat has left the game.
+
+        Older clients start listening only after their join reply, so a
+        refused dial is tried again, with a short backoff, until the peer
+        timeout. A seat that cannot be reached but that the table lists as
+        out has left after going out (allowed): it is skipped from then on.
+        """
+        if seat in self._turns.gone:
+            return None
+        link = self._links.get(seat)
+        if link is not None:
+            return link
+        timeout = self._config.timeout
+        (host, port), nick = self._turns.players[seat]
+        deadline = trio.current_time() + timeout
+        delay = DIAL_RETRY_FIRST
+        for attempt in itertools.count(1):
+            try:
+                remaining = max(deadline - trio.current_time(), 0.0)
+                stream = await dial(host, port, timeout=remaining)
+                break
+            except (OSError, trio.TooSlowError) as exc:
+                failure = exc
+            if await self._left_the_game(seat):
+                return None
+            if self._table.game_over.is_set():  # e.g. aborted: that seat's player died
+                raise PeerError(f"cannot reach {nick} at {host}:{port}, and the game has ended")
+            if trio.current_time() + delay >= deadline:
+                raise PeerError(
+                    f"cannot reach {nick} at {host}:{port} within {timeout:g} s "
+                    f"({attempt} attempts): {failure or 'timed out'}",
+                    culprit=nick,
+                    clause=f"could not be reached at {host}:{port} for {timeout:g} s "
+                    f"({attempt} attempts)",
+                ) from None
+            await trio.sleep(delay)
+            delay = min(2 * delay, DIAL_RETRY_MAX)
+        if attempt > 1:
+            self._log.write("dialled", to=nick, attempts=attempt)
+        link = Connection(stream, Link(Role.OFFERER), timeout=timeout)
+        self._links[seat] = link
+        return link
+
+    async def _left_the_game(self, seat: int) -> bool:
+        """Whether ``seat``, which failed us, is out by the table's status: then it is gone."""
+        if not await self._listed_out(seat):
+            return False
+        await self._drop_seat(seat, "left")
+        return True
+
+    async def _listed_out(self, seat: int) -> bool:
+        reply = await self._table.request(Status())
+        return reply.ok and reply.out is not None and self._turns.nick_of(seat) in reply.out
+
+    async def _drop_seat(self, seat: int, why: str) -> None:
+        """Skip ``seat`` from now on: it is out by the table and left (or fell silent)."""
+        self._turns.drop(seat, why)
+        link = self._links.pop(seat, None)
+        if link is not None:
+            await link.aclose()
+        self._log.write("gone", nick=self._turns.nick_of(seat), why=why)
+
+    # -- a turn request and its reply ------------------------------------------
+
+    async def ask(self, seat: int, request: YourTurn | Offer) -> Reply:
+        """Send one request to ``seat``; its reply, ``GONE``, ``SILENT``, or ``PeerError``.
+
+        A link that closes instead of answering belongs to a player who left
+        (skipped if the table lists it as out), or was closed unread by the
+        listener (evicted at its connection cap while idle, or past its
+        first-message timeout): a link that never carried a reply gets the
+        request once more on a fresh connection.
+        """
+        nick = self._turns.nick_of(seat)
+        for attempt in range(2):
+            link = await self.link_to(seat)
+            if link is None:
+                return GONE
+            event = await self._exchange(link, request, seat)
+            if event is SILENT:
+                await self._drop_seat(seat, "silent")
+                return SILENT
+            if not isinstance(event, Closed):
+                break
+            self._links.pop(seat, None)
+            await link.aclose()
+            if await self._left_the_game(seat):
+                return GONE
+            if attempt or seat in self._answered:
+                raise fault(
+                    nick, f"closed the connection instead of answering {request_name(request)}"
+                )
+        if isinstance(event, Answered):
+            self._answered.add(seat)
+            return event.reply
+        raise fault(nick, f"sent {event!r} instead of a reply")
+
+    async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
+        """The event that answers ``request``: a reply, ``Closed``, ``SILENT``, or something odd.
+
+        A seat still in has the whole peer timeout to answer; one that the
+        table lists as out is skipped once it has been silent for OUT_GRACE.
+        """
+        timeout = self._config.timeout
+        too_slow = fault(
+            self._turns.nick_of(seat),
+            f"did not answer {request_name(request)} within {timeout:g} s",
+        )
+        deadline = trio.current_time() + timeout
+        try:
+            await link.send(request)
+            while True:
+                wait = min(OUT_GRACE, deadline - trio.current_time())
+                try:
+                    return await link.receive(timeout=max(wait, 0.0))
+                except trio.TooSlowError:
+                    if trio.current_time() >= deadline:
+                        raise too_slow from None
+                if await self._listed_out(seat):
+                    return SILENT
+        except trio.TooSlowError:
+            raise too_slow from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return Closed()
+
+    # -- the pick after an accepted offer --------------------------------------
+
+    async def serve_pick(self, link: Connection, seat: int, offered: int) -> None:
+        """Answer ``seat``'s picks from the ``offered`` cards until one gets its card."""
+        timeout = self._config.timeout
+        nick = self._turns.nick_of(seat)
+        for _ in range(MAX_BAD_PICKS):
+            try:
+                event = await link.receive(timeout=timeout)
+            except trio.TooSlowError:
+                raise fault(nick, f"did not pick within {timeout:g} s") from None
+            if isinstance(event, Pick):
+                reply = self._turns.give(event, offered)
+                await link.send(reply)
+                if not reply.ok:
+                    continue
+                assert reply.card is not None
+                self._log.write("gave", to=nick, card_num=event.card_num, card=wire(reply.card))
+                return
+            if isinstance(event, Invalid):
+                await link.send(error(event.reason))
+                continue
+            if isinstance(event, Closed):
+                raise fault(nick, "closed the connection instead of picking")
+            raise fault(nick, f"sent {event!r} instead of a pick")
+        raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
+
+    async def take_pick(self, link: Connection, offer: Offer) -> tuple[int, Card] | None:
+        """Pick from an offer we accepted until the card comes: its index and the card.
+
+        None if the offerer closed the link because the game is over. An
+        offerer that may read one message a recv gets a pause before the
+        pick, and how long it takes to answer is kept (see ``pick_pause``).
+        """
+        timeout = self._config.timeout
+        card_num = self._turns.choose_pick(offer.num_cards)
+        blame = functools.partial(self._table.offerer_fault, offer.sender)
+        if not offer.stream:
+            # It may read one message per recv: ok and pick must not arrive together.
+            await trio.sleep(self.pick_pause())
+        for _ in range(MAX_BAD_PICKS):
+            # We accepted the offer, so the turn is ours once the card comes:
+            # if it never does, nobody else will notice, so this is the end.
+            try:
+                await link.send(Pick(card_num=card_num))
+                asked = trio.current_time()
+                event = await link.receive()
+                if not offer.stream:
+                    self.slow_answers.append(trio.current_time() - asked)
+            except trio.TooSlowError:
+                nick = self._turns.nick
+                raise await blame(f"did not answer {nick}'s pick within {timeout:g} s") from None
+            if isinstance(event, Closed):
+                if await self._table.game_is_over():
+                    return None
+                raise await blame("closed the connection instead of giving the picked card")
+            if not isinstance(event, Answered):
+                raise await blame(f"sent {event!r} instead of the picked card")
+            if event.reply.ok:
+                assert event.reply.card is not None
+                return card_num, event.reply.card
+            card_num = self._turns.choose_pick(offer.num_cards)
+        raise await blame(f"refused {MAX_BAD_PICKS} picks in a row")
+
+    def pick_pause(self) -> float:
+        """The pause between ``ok`` and ``pick`` for an offerer that reads one message a recv.
+
+        The pause must outlast the moment its thread takes to wake up and read
+        the ``ok``; on a loaded machine that moment grows, and so does the
+        time it takes to answer a pick, which we can see. So the pause follows
+        the slowest recent answer, never below the configured pause (the 2013
+        clients' own 50 ms). Peers that say they read a stream get no pause.
+        """
+        slowest = max(self.slow_answers, default=0.0)
+        return min(PICK_PAUSE_MAX, max(self._config.pick_pause, PICK_PAUSE_FACTOR * slowest))
+
+
+def _is_specific_ip(host: str) -> bool:
+    try:
+        return not ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False  # a host name: we cannot compare it with a source address

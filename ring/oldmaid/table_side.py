@@ -1,0 +1,219 @@
+"""The Old Maid peer's dealings with the table, over one ``TableClient``.
+
+Every request waits at most the peer timeout. Besides joining and drawing,
+the peer tells the table about its hand (each discard, and ``out_of_cards``
+once: protocol 7.8), asks whether the game is over before it blames a
+neighbour (7.10), asks who is out to name an offerer that did not say who
+it is, and says why it leaves (``give_up``, 5.8).
+
+The table is the peer's first connection and the one every other part asks,
+so the failures that any connection or wait of the peer may raise
+(``NETWORK_ERRORS``), and the line each becomes, are defined here.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import trio
+
+from ring.events import EventLog
+from ring.net import dial
+from ring.oldmaid.messages import GameOver, GiveUp, Message, OutOfCards, Reply, Status
+from ring.oldmaid.protocol import Link, LinkError, Role
+from ring.oldmaid.table_client import TableClient, TableError
+from ring.oldmaid.turns import PeerError, Turns, fault, wire
+from ring.transport import Connection
+
+# Failures of one connection or wait; each becomes one line for the user.
+NETWORK_ERRORS = (
+    LinkError,
+    TableError,
+    OSError,
+    trio.TooSlowError,
+    trio.BrokenResourceError,
+    trio.ClosedResourceError,
+)
+
+
+def as_peer_error(exc: BaseException) -> PeerError:
+    """The one line for the user that a network failure (``NETWORK_ERRORS``) becomes."""
+    if isinstance(exc, PeerError):
+        return exc
+    if isinstance(exc, trio.TooSlowError):
+        return PeerError("a neighbour or the table did not answer in time")
+    if isinstance(exc, OSError):
+        return PeerError(f"network error: {exc.strerror or exc}")
+    if isinstance(exc, (trio.BrokenResourceError, trio.ClosedResourceError)):
+        return PeerError("a connection broke in the middle of the game")
+    return PeerError(str(exc))
+
+
+# After a neighbour fails, how long to wait for the table to abort the game
+# before blaming the neighbour ourselves (see TableSide.game_is_over).
+TABLE_GRACE = 0.5
+# How long the table may take to answer a give_up report before we leave anyway.
+GIVE_UP_WAIT = 2.0
+
+
+class TableSide:
+    """The peer's end of its table connection, from the dial to the game-over notice."""
+
+    def __init__(self, turns: Turns, log: EventLog, timeout: float) -> None:
+        self._turns = turns
+        self._log = log
+        self._timeout = timeout
+        self.client: TableClient | None = None  # once dialled
+        self._out_lock = trio.Lock()
+
+    async def find(
+        self, name: str | None, interface: str | None, timeout: float
+    ) -> tuple[str, int]:
+        """The address of a waiting table, found over mDNS.
+
+        ``name`` is its instance name, or the part before its id; ``interface``
+        None looks on every interface.
+        """
+        # Imported here: a peer given --table never loads zeroconf.
+        from ring.discovery import DiscoveryError, find_table, interfaces_for
+
+        try:
+            found = await find_table(
+                "oldmaid", interfaces=interfaces_for(interface), timeout=timeout, name=name
+            )
+        except DiscoveryError as exc:
+            raise PeerError(str(exc)) from None
+        return found.address
+
+    async def connect(self, host: str, port: int) -> trio.SocketStream:
+        """Dial the table; the stream, whose local address faces the table."""
+        try:
+            stream = await dial(host, port, timeout=self._timeout)
+        except (OSError, trio.TooSlowError) as exc:
+            raise PeerError(f"cannot reach the table at {host}:{port}: {exc}") from None
+        self.client = TableClient(Connection(stream, Link(Role.TABLE_CLIENT)))
+        return stream
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Read the table's replies and its notice until it closes (``TableClient.run``)."""
+        await self._connected.run(task_status=task_status)
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.connection.aclose()
+
+    @property
+    def _connected(self) -> TableClient:
+        assert self.client is not None, "the table has not been dialled"
+        return self.client
+
+    async def request(self, message: Message, *, timeout: float | None = None) -> Reply:
+        """One request and its reply, within ``timeout`` (the peer timeout by default)."""
+        wait = self._timeout if timeout is None else timeout
+        return await self._connected.request(message, timeout=wait)
+
+    # -- the end of the game -------------------------------------------------------
+
+    @property
+    def game_over(self) -> trio.Event:
+        """Set when the table's game-over notice (or abort) has come."""
+        return self._connected.game_over
+
+    @property
+    def notice(self) -> GameOver | None:
+        return self._connected.notice
+
+    async def game_is_over(self) -> bool:
+        """Whether the table has ended the game, asking it if we have not heard.
+
+        The table writes its game-over notice before the reply to any later
+        request on the same connection, so a status reply settles it. If it
+        says the game goes on, we wait a moment more: a neighbour that died
+        dropped its table connection at the same instant, and the table may
+        not have seen it yet. Then the game is aborted naming the player who
+        died, not us for leaving first.
+        """
+        if not self.game_over.is_set():
+            try:
+                await self.request(Status())
+            except NETWORK_ERRORS:
+                return False
+        with trio.move_on_after(TABLE_GRACE):
+            await self.game_over.wait()
+        return self.game_over.is_set()
+
+    async def wait_game_over(self, timeout: float) -> None:
+        with trio.move_on_after(timeout):
+            await self.game_over.wait()
+            return
+        raise PeerError(f"the table did not announce the end within {timeout:g} s")
+
+    async def give_up(self, exc: PeerError, *, seated: bool) -> NoReturn:
+        """Tell the table why we leave, naming the culprit if we know it; then raise ``exc``.
+
+        A player who is in and leaves aborts the game; without this word the
+        table could only say that we left, blaming the player who waited
+        rather than the one who fell silent (docs/protocols/oldmaid.md 5.8).
+        """
+        if self.client is not None and seated and not self.client.game_over.is_set():
+            report = GiveUp(nick=exc.culprit, reason=exc.clause if exc.culprit else str(exc))
+            try:
+                reply = await self.client.request(report, timeout=GIVE_UP_WAIT)
+            except NETWORK_ERRORS:
+                reply = None
+            self._log.write(
+                "give_up",
+                nick=exc.culprit,
+                reason=report.reason,
+                accepted=reply is not None and reply.ok,
+            )
+        raise exc
+
+    # -- our hand ------------------------------------------------------------------
+
+    async def go_out(self) -> None:
+        """Tell the table this hand is empty, once; before answering anyone ``out``."""
+        async with self._out_lock:
+            if self._turns.out:
+                return
+            reply = await self.request(OutOfCards())
+            if not reply.ok:
+                raise PeerError(f"the table refused out_of_cards: {reply.message}")
+            self._turns.went_out()
+            self._log.write("out", cards_left=0)
+
+    async def discard_pairs(self) -> None:
+        """Discard every pair the hand holds, one request each."""
+        for pair in self._turns.pairs_to_discard():
+            discard = self._turns.discard(pair)
+            reply = await self.request(discard)
+            if not reply.ok:
+                # A game decided while pairs were missing may end before our
+                # last pair arrives (WIRE.md); then there is nothing to refuse.
+                if await self.game_is_over():
+                    return
+                first, second = pair
+                raise PeerError(f"the table refused the pair {first}, {second}: {reply.message}")
+            self._log.write("discard", cards=[wire(card) for card in pair])
+            if self._turns.discarded(discard):
+                self._log.write("out", cards_left=0)
+
+    # -- who offered -----------------------------------------------------------------
+
+    async def offerer_fault(self, sender: str | None, clause: str) -> PeerError:
+        """The error naming the player whose offer we took, from its ``from`` or the table.
+
+        Older clients do not say who they are; then the table's ``out`` list
+        tells who it must have been (``Turns.first_in_to_the_right``).
+        """
+        nick = sender if sender in self._turns.nicks else None
+        if nick is None:
+            try:
+                status = await self.request(Status())
+            except NETWORK_ERRORS:
+                status = None
+            if status is not None and status.ok:
+                nick = self._turns.first_in_to_the_right(set(status.out or []))
+        if nick is None:
+            return PeerError(f"the offering player {clause}")
+        return fault(nick, clause)
