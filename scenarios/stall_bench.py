@@ -2,17 +2,19 @@
 
 One ``ring serve`` process runs FishNet and the Old Maid table on loopback.
 A client asks the table for ``status`` every ``INTERVAL`` (10 ms) and times
-each reply, in two phases of the same run:
+each reply, in three phases of the same run:
 
-- baseline: nothing else runs;
-- smarx searching: meanwhile FishNet clients that always pass play smarx,
-  game after game. Passing runs the deck down while both hands stay small,
-  which is where smarx searches the rest of the game exactly (each decision
-  up to half a second of CPU).
+- alone: nothing else runs (the baseline);
+- beside games against spot: FishNet clients that always pass play spot,
+  game after game (the control: the same games' own work, and no search);
+- while smarx searches: the same clients play smarx. Passing runs the deck
+  down while both hands stay small, which is where smarx searches the rest
+  of the game exactly (each decision up to half a second of CPU).
 
-It prints both phases' p50, p99 and max beside each other and their ratio,
-and, as the passers saw them, how long smarx took for its longest turn
-(from a pass to the next ``yourturn``): proof that the searches ran. Issue
+It prints each phase's p50, p99 and max and its ratio to the baseline, and,
+as the passers saw them, how long each built-in player took for its longest
+turn (from a pass to the next ``yourturn``): smarx's shows that the
+searches ran. Issue
 28 measured a p99 of 1.1 ms alone and 413 ms with the searches on the
 server's loop. A measurement, not a test: it exits 0 whatever the figures,
 and 1 when a game or the server failed (then they cannot be trusted).
@@ -39,7 +41,7 @@ from services.fishnet.conversation import ClientError, play_one_game
 
 INTERVAL = 0.010  # seconds between status requests
 DURATION = 20.0  # seconds a phase
-PASSERS = 2  # always-pass clients against smarx at once
+PASSERS = 2  # always-pass clients at once
 SEED = 28
 START_TIMEOUT = 30.0
 REPLY_TIMEOUT = 10.0
@@ -68,8 +70,9 @@ class Latency:
 
 @dataclass
 class Passers:
-    """What the always-pass clients saw of smarx."""
+    """What the always-pass clients saw of their opponent."""
 
+    opponent: str
     games: int = 0
     failures: list[str] = field(default_factory=list)
     longest_turn: float = 0.0  # seconds from a pass to the next yourturn
@@ -115,16 +118,16 @@ async def poll_status(address: tuple[str, int], phase: Latency, duration: float)
             await trio.sleep_until(start + ticks * INTERVAL)
 
 
-async def pass_against_smarx(
+async def keep_passing(
     address: tuple[str, int], passers: Passers, done: trio.Event, slot: int
 ) -> None:
-    """Play smarx, always passing, game after game until ``done``."""
+    """Play the opponent, always passing, game after game until ``done``."""
     game = 0
     while not done.is_set():
         agent = _AlwaysPass(passers)
+        team = f"passer{slot}x{game}"
         try:
-            await play_one_game(address, f"passer{slot}x{game}", "smarx", agent,
-                                timeout=GAME_TIMEOUT)  # fmt: skip
+            await play_one_game(address, team, passers.opponent, agent, timeout=GAME_TIMEOUT)
         except ClientError as exc:
             passers.failures.append(str(exc))
             return
@@ -132,20 +135,26 @@ async def pass_against_smarx(
         game += 1
 
 
+PHASES = (("beside games against spot", "spot"), ("while smarx searches", "smarx"))
+
+
 async def measure(
     addresses: dict[str, tuple[str, int]], duration: float, passers: int
-) -> tuple[Latency, Latency, Passers]:
+) -> tuple[Latency, list[tuple[Latency, Passers]]]:
+    """The baseline, then each of PHASES with its passers' games."""
     alone = Latency("alone")
     await poll_status(addresses["oldmaid"], alone, duration)
-    searching = Latency("while smarx searches")
-    seen = Passers()
-    done = trio.Event()
-    async with trio.open_nursery() as nursery:
-        for slot in range(passers):
-            nursery.start_soon(pass_against_smarx, addresses["fishnet"], seen, done, slot)
-        await poll_status(addresses["oldmaid"], searching, duration)
-        done.set()  # the games under way finish
-    return alone, searching, seen
+    phases = []
+    for name, opponent in PHASES:
+        phase, seen = Latency(name), Passers(opponent)
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            for slot in range(passers):
+                nursery.start_soon(keep_passing, addresses["fishnet"], seen, done, slot)
+            await poll_status(addresses["oldmaid"], phase, duration)
+            done.set()  # the games under way finish
+        phases.append((phase, seen))
+    return alone, phases
 
 
 def _address(text: str) -> tuple[str, int]:
@@ -171,24 +180,20 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-def report(alone: Latency, searching: Latency, seen: Passers) -> list[str]:
-    lines = [
-        f"Old Maid table status every {INTERVAL * 1e3:g} ms, reply latency at the client:",
-    ]
-    for phase in (alone, searching):
+def report(alone: Latency, phases: list[tuple[Latency, Passers]]) -> list[str]:
+    lines = [f"Old Maid table status every {INTERVAL * 1e3:g} ms, reply latency at the client:"]
+    for phase in (alone, *(phase for phase, _ in phases)):
+        ratio = "" if phase is alone else f"  (p99 {phase.p99 / alone.p99:.2f}x alone)"
         lines.append(
-            f"  {phase.name:<22} {len(phase.samples):>5} replies  p50 {_ms(phase.p50):>10}  "
-            f"p99 {_ms(phase.p99):>10}  max {_ms(phase.maximum):>10}"
+            f"  {phase.name:<26} {len(phase.samples):>5} replies  p50 {_ms(phase.p50):>10}  "
+            f"p99 {_ms(phase.p99):>10}  max {_ms(phase.maximum):>10}{ratio}"
         )
-    lines.append(
-        f"  ratio (smarx searching / alone): p50 {searching.p50 / alone.p50:.2f}x, "
-        f"p99 {searching.p99 / alone.p99:.2f}x"
-    )
-    lines.append(
-        f"  always-pass clients v smarx: {seen.games} games, smarx's longest turn "
-        f"{_ms(seen.longest_turn)} (from a pass to the next yourturn)"
-    )
-    lines.extend(f"  FAILED: {failure}" for failure in seen.failures)
+    for _, seen in phases:
+        lines.append(
+            f"  always-pass clients v {seen.opponent}: {seen.games} games, its longest turn "
+            f"{_ms(seen.longest_turn)} (from a pass to the next yourturn)"
+        )
+        lines.extend(f"  FAILED: {failure}" for failure in seen.failures)
     return lines
 
 
@@ -196,12 +201,12 @@ def bench(duration: float, seed: int, passers: int) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="stall-bench-"))
     server, addresses = start_server(workdir, seed)
     try:
-        alone, searching, seen = trio.run(measure, addresses, duration, passers)
+        alone, phases = trio.run(measure, addresses, duration, passers)
     finally:
         server.kill()
-    for line in report(alone, searching, seen):
+    for line in report(alone, phases):
         print(line, flush=True)
-    failed = bool(seen.failures) or not seen.games
+    failed = any(seen.failures or not seen.games for _, seen in phases)
     if any("Traceback" in line for line in server.stderr):
         print("the server wrote a traceback:", *server.stderr[-10:], sep="\n  ")
         failed = True
