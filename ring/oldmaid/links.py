@@ -311,7 +311,8 @@ class Links:
         """The event that answers ``request``: a reply, ``Closed``, ``SILENT``, or something odd.
 
         A seat still in has the whole peer timeout to answer; one that the
-        table lists as out is skipped once it has been silent for OUT_GRACE.
+        table lists as out is skipped once it has been silent for OUT_GRACE
+        after an offer.
         """
         timeout = self._config.timeout
         too_slow = fault(
@@ -319,10 +320,13 @@ class Links:
             f"did not answer {request_name(request)} within {timeout:g} s",
         )
         deadline = trio.current_time() + timeout
+        # your_turn goes out while the deck still holds cards, and the table
+        # counts no one out before it is empty: only an offer can find a seat out.
+        grace = OUT_GRACE if isinstance(request, Offer) else timeout
         try:
             await link.send(request)
             while True:
-                wait = min(OUT_GRACE, deadline - trio.current_time())
+                wait = min(grace, deadline - trio.current_time())
                 try:
                     return await link.receive(timeout=max(wait, 0.0))
                 except trio.TooSlowError:

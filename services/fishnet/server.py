@@ -555,7 +555,13 @@ class FishNetServer:
         deadline = trio.current_time() + self.config.idle_timeout
         while True:
             try:
-                event = await client.conn.receive(timeout=max(0.0, deadline - trio.current_time()))
+                left = deadline - trio.current_time()
+                if left <= 0:
+                    # Lines already read in one go (a flood) do not outlast the
+                    # deadline: without this, thousands of buffered lines were
+                    # each answered, past it, before the next read timed out.
+                    raise trio.TooSlowError
+                event = await client.conn.receive(timeout=left)
             except trio.TooSlowError:
                 await self._send(client, Error("idle_timeout"))
                 return None

@@ -16,6 +16,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import trio
@@ -138,11 +139,32 @@ def check_answer_to_oversize(result: AttackResult) -> None:
         assert result.received == b""  # Reversi has no error message: it closes
 
 
+def _without_status(transcripts: dict[str, Any]) -> dict[str, Any]:
+    """The transcripts less the Old Maid players' status exchanges.
+
+    A peer asks the table's status when a neighbour is slow to answer an offer
+    (it may be out and silent, docs/protocols/oldmaid.md 13.7); a busy round
+    makes that happen by chance. The game itself, every draw, discard and out,
+    must still be identical.
+    """
+
+    def kept(record: Any) -> bool:
+        message = record.get("msg") if isinstance(record, dict) else None
+        if not isinstance(message, dict) or record.get("nick") is None:
+            return True
+        return message.get("cmd") != "status" and "state" not in message
+
+    return {
+        service: [r for r in records if kept(r)] if service == "oldmaid" else records
+        for service, records in transcripts.items()
+    }
+
+
 def check_round(round_: Round, seed: int) -> None:
     alone = baseline(seed)
     assert "Traceback" not in round_.stderr, round_.stderr
     assert round_.outcomes() == alone.outcomes()
-    assert round_.transcripts == alone.transcripts
+    assert _without_status(round_.transcripts) == _without_status(alone.transcripts)
     assert round_.tasks_after == round_.tasks_before, (round_.tasks_before, round_.tasks_after)
     assert round_.fds_after == round_.fds_before, (round_.fds_before, round_.fds_after)
     for result in round_.attacks:
