@@ -38,6 +38,7 @@ Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import itertools
 import math
@@ -76,6 +77,7 @@ from services.fishnet.players import (
 from services.fishnet.protocol import (
     Error,
     Link,
+    LocalProtocolError,
     Pass,
     Play,
     Quit,
@@ -267,10 +269,17 @@ class _Game:
 
     async def shut_down(self) -> None:
         """Tell this game's clients that the server is stopping (WIRE.md's error, then close)."""
+        if self.report is not None:
+            return  # it has ended and said so; its task has not unwound yet
         self.log.write("end", winner=None, reason="the server shut down")
         for seat, player in enumerate(self.seats):
             if isinstance(player, _Client) and seat not in self.gone:
-                await self._tell(seat, Error("server_shutting_down"))
+                # Told the end (youwin, youlose, tiegame) first, even while this
+                # waited for its turn to write, it may be told nothing more: its
+                # protocol refuses it. Raised from the goodbye, that refusal hung
+                # issue 15's teardown (ring.net.serving).
+                with contextlib.suppress(LocalProtocolError):
+                    await self._tell(seat, Error("server_shutting_down"))
 
     async def _wait_for_opponent(self) -> bool:
         config = self.server.config
