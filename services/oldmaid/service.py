@@ -64,6 +64,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         host=settings.host,
         port=settings.port,
         seed=settings.seed,
+        keyed=settings.keyed,
         start_after=options.start_after,
         transcripts=settings.transcripts,
         games=None,
@@ -94,7 +95,12 @@ def _add_table_arguments(table: argparse.ArgumentParser) -> None:
     )
     table.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port (0: any free port)")
     table.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    table.add_argument("--seed", type=int, help="seed for seating and the deck (default: random)")
+    table.add_argument(
+        "--seed",
+        type=int,
+        help="seed for seating and the deck (default: a secret, printed nowhere; each "
+        "game's transcript holds its own seed)",
+    )
     table.add_argument("--transcript", metavar="FILE", help="write every message as JSON lines")
     table.add_argument("--transcripts", metavar="DIR", help="one JSON-lines file per game in DIR")
     table.add_argument(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,6 +29,7 @@ from ring.net import (
 )
 from ring.oldmaid.messages import error
 from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
+from ring.seeds import new_secret
 from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
 from ring.transport import Connection
 from services.oldmaid.referee import GameState
@@ -65,8 +65,17 @@ class TableError(Exception):
 TableOutcome = GameOutcome
 
 
-def new_seed() -> int:
-    return secrets.randbelow(2**32)
+def _seed_line(config: TableConfig) -> str:
+    """What ``ring table`` says of its seed on stderr: never a secret key."""
+    if config.keyed:
+        return (
+            "table: deals come from a secret that is printed nowhere; each game's "
+            "transcript holds the seed that replays it (ring table --seed)"
+        )
+    return (
+        f"table seed {config.seed} (replay with --seed {config.seed}; whoever knows this "
+        "seed can predict every deal)"
+    )
 
 
 # -- entry points ---------------------------------------------------------------
@@ -108,7 +117,10 @@ async def serve_tables(
     it first aborts the games under way and tells their watchers. Raises
     ``TableError`` before listening if the table cannot run.
     """
-    seed = config.seed if config.seed is not None else new_seed()
+    if config.seed is None:
+        config = replace(config, seed=new_secret(), keyed=True)
+    seed = config.seed
+    assert seed is not None
     try:
         shared = Transcript(config.transcript) if config.transcript is not None else None
         if config.transcripts is not None:
@@ -184,7 +196,7 @@ async def _serve_and_announce(config: TableConfig) -> list[TableOutcome]:
         else:
             # A scenario runner reads this first line to learn the port.
             print(f"table listening on {host}:{port}", flush=True)
-            print(f"table seed {config.seed} (replay with --seed {config.seed})", file=sys.stderr)
+            print(_seed_line(config), file=sys.stderr)
     if failure is not None:
         raise failure
     return outcomes
@@ -194,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     """``ring table``: 0 after games over, 1 if one was aborted, 2 if it could not run."""
     config = TableConfig.from_args(args)
     if config.seed is None:
-        config = replace(config, seed=new_seed())
+        config = replace(config, seed=new_secret(), keyed=True)
     try:
         outcomes = trio.run(_serve_and_announce, config)
     except TableError as exc:

@@ -20,7 +20,10 @@ class TableConfig:
     players: int = 4
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
-    seed: int | None = None  # None: a random seed, reported in the transcript
+    seed: int | None = None  # None: a fresh secret key (keyed), printed nowhere
+    # seed is a secret key: each game's seed is a keyed hash of it and the
+    # game's number (ring.seeds), and only that goes in the game's transcript.
+    keyed: bool = False
     start_after: float | None = None
     transcript: str | Path | None = None  # one file for every game
     transcripts: str | Path | None = None  # a folder: one file per game

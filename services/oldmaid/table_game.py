@@ -31,6 +31,7 @@ from ring.oldmaid.messages import (
     Reply,
     ok,
 )
+from ring.seeds import keyed_seed
 from ring.transport import Connection
 from services.oldmaid.referee import (
     Address,
@@ -46,9 +47,18 @@ from services.oldmaid.referee import (
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
 
 
-def game_seed(table_seed: int, number: int) -> int:
-    """The seed of a table's game ``number``: the table's own for the first game,
-    so ``ring table --seed S`` replays exactly as before, and derived for later ones."""
+def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
+    """The seed of a table's game ``number``.
+
+    With a published seed: the table's own for the first game, so ``ring table
+    --seed S`` replays exactly as before, and derived in plain view for later
+    ones. With a secret key (``keyed``): a keyed hash of the game's number, so
+    no game's seed, transcript or deal tells anything of the key or of any
+    other game (ring.seeds). Either way the transcript's seed replays its game
+    as ``ring table --seed`` (the first game's seed is used as it is).
+    """
+    if keyed:
+        return keyed_seed(table_seed, "oldmaid", number)
     if number == 1:
         return table_seed
     digest = hashlib.sha256(f"oldmaid:{table_seed}:{number}".encode()).digest()

@@ -82,7 +82,7 @@ class TableServer:
         assert self.nursery is not None and self.address is not None
         config = self.config
         number = len(self.games) + 1
-        seed = game_seed(self.seed, number)
+        seed = game_seed(self.seed, number, keyed=self.config.keyed)
         transcript = self._shared_transcript
         if transcript is None:
             transcript = Transcript(self._transcript_path(number))
