@@ -151,8 +151,11 @@ async def write(stream: trio.abc.SendStream, data: bytes, timeout: float) -> Non
     through ``send_all`` under the timeout. One writer a stream at a time, as
     with ``send_all``; like it, a write is a checkpoint: a cancelled caller
     writes nothing, and other tasks run after each write. (Without that yield
-    a FishNet test's teardown hung about one run in two, for a reason not yet
-    found.)
+    a FishNet test's teardown once hung about one run in two: the different
+    interleaving let FishNet's goodbye follow a game's end, and the refusal
+    it raised skipped the listener's cancellation in ``ring.net.serving``.
+    Both are fixed; tests/services/test_fishnet_server.py plays that game
+    with writes that do not yield.)
     """
     await trio.lowlevel.checkpoint_if_cancelled()
     written = _write_now(stream, data)
