@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ring import console
+from ring.record import RecordHub
 
 SERVICE_GROUP = "cardring.services"
 COMMAND_GROUP = "cardring.commands"
@@ -56,6 +57,10 @@ class ServeSettings:
     # (ring.seeds.keyed_seed), never in plain view, and print it nowhere.
     keyed: bool = False
     say: Callable[[str], None] = console.say  # a line for the operator; stdout may go away
+    # Every game's records go here (ring.record); ring serve gives all its
+    # services one hub, so one subscriber (the live page) sees every game.
+    # Each server subscribes its own transcript writer when ``transcripts``.
+    hub: RecordHub = field(default_factory=RecordHub)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import trio
 from ring import cliargs
 from ring.console import say
 from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, MAX_REFUSING
+from ring.record import RecordHub
 from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
 from ring.seeds import keyed_seed, new_secret
 from ring.shutdown import raise_on_stop_signals, stop_code
@@ -110,7 +111,12 @@ def chosen_services(args: argparse.Namespace, services: Sequence[Service]) -> li
 
 
 def settings_for(
-    args: argparse.Namespace, service: Service, seed: int, *, keyed: bool = False
+    args: argparse.Namespace,
+    service: Service,
+    seed: int,
+    *,
+    keyed: bool = False,
+    hub: RecordHub | None = None,
 ) -> ServeSettings:
     port = getattr(args, service.name)
     folder = None if args.transcripts is None else Path(args.transcripts) / service.name
@@ -123,17 +129,22 @@ def settings_for(
         advertise=args.advertise,
         mdns_interface=args.mdns_interface,
         options=args,
+        hub=hub or RecordHub(),
     )
 
 
-def seeded_settings(args: argparse.Namespace, chosen: Sequence[Service]) -> list[ServeSettings]:
+def seeded_settings(
+    args: argparse.Namespace, chosen: Sequence[Service], hub: RecordHub | None = None
+) -> list[ServeSettings]:
     """Each service's settings: the published ``--seed`` for all, or without one a key
-    of its own from a fresh secret (``ring.seeds``), which goes nowhere else."""
+    of its own from a fresh secret (``ring.seeds``), which goes nowhere else. All
+    share one record hub (``hub``, or a new one)."""
+    hub = hub or RecordHub()
     if args.seed is not None:
-        return [settings_for(args, service, args.seed) for service in chosen]
+        return [settings_for(args, service, args.seed, hub=hub) for service in chosen]
     secret = new_secret()
     return [
-        settings_for(args, service, keyed_seed(secret, service.name), keyed=True)
+        settings_for(args, service, keyed_seed(secret, service.name), keyed=True, hub=hub)
         for service in chosen
     ]
 

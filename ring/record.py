@@ -1,0 +1,346 @@
+"""One game record for every service: the envelope, the in-process hub, one reader.
+
+Every game of every service is recorded the same way (WIRE.md, "Game
+records"): a ``start`` record (service, game number, players with their seats
+or colours, seed, the options that decide the game), then the game's own
+records in its own terms (plain JSON objects with an ``event`` or ``dir``
+field), then an ``end`` record (winners and losers or a draw, the reason in
+words, and for a forfeit the ``culprit`` by name). Every record has ``t``,
+``time.monotonic()`` in seconds (one clock for every process on a Linux
+machine, so logs of several processes merge by ``t``).
+
+``Start`` and ``End`` are defined here once, as msgspec Structs; their JSON
+Schema is published in docs/logs.md (``python -m ring.record`` prints it) and
+carries ``version``: a reader refuses a record of a newer version rather than
+misread it, and a new optional field does not change the version.
+
+Writing goes through a ``RecordHub``: a service opens a ``GameRecorder`` per
+game and records through it; the hub hands each record, synchronously and in
+order, to every subscriber. Writing transcript files is one subscriber
+(``TranscriptFiles``, ``TranscriptFile``); a live page is another. A
+subscriber that raises is dropped with one line on stderr, so a full disk or
+a slow page never stops a game.
+
+Reading is ``read_games`` (or ``iter_records`` for every line): any tool that
+reads games — the checker, the tournament, the page, a replay — reads them
+here and needs no per-service adapter.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+
+SCHEMA_VERSION = 1
+
+
+class Player(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=False):
+    """One player of a game: its name, and its seat (0-based) or colour where the game has one."""
+
+    name: str
+    seat: int | None = None
+    colour: str | None = None
+
+
+class Start(msgspec.Struct, tag="start", tag_field="event"):
+    """The first record of a game."""
+
+    t: float
+    version: int  # SCHEMA_VERSION of the writer
+    service: str  # "oldmaid", "fishnet", "reversi", "notipping", ...
+    game: int  # the game's number within its server, from 1
+    players: list[Player]
+    seed: int | None  # replays the game (--seed); None where nothing is random
+    options: dict[str, Any]  # the server options that decide the game (max_weight, ...)
+
+
+class End(msgspec.Struct, tag="end", tag_field="event"):
+    """The last record of a game.
+
+    A decided game names its ``winners`` and ``losers``; a draw has ``draw``
+    true (and both lists empty); a game that ended without a result (the
+    server shut down, a game aborted) has neither, and its ``reason`` says
+    why. ``culprit`` names the player at fault when one forfeited or broke
+    the game (a crash, a timeout, garbage); it is also among the losers when
+    the game still had a result.
+    """
+
+    t: float
+    reason: str
+    winners: list[str] = []
+    losers: list[str] = []
+    draw: bool = False
+    culprit: str | None = None
+    details: dict[str, Any] = {}  # the game's own figures: disc counts, places, books
+
+
+class RecordError(ValueError):
+    """A record that is not a valid envelope record, or is of a newer version."""
+
+
+@dataclass(frozen=True)
+class GameKey:
+    service: str
+    game: int
+
+
+Subscriber = Callable[[GameKey, dict[str, Any]], None]
+
+_encoder = msgspec.json.Encoder()
+
+
+class RecordHub:
+    """Hands every game record of this process to every subscriber, in order."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Add a subscriber; returns the function that removes it again."""
+        self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            if subscriber in self._subscribers:
+                self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def open_game(
+        self,
+        service: str,
+        game: int,
+        players: Iterable[Player],
+        *,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> GameRecorder:
+        """Publish a game's ``start`` record and return the recorder for the rest of it."""
+        recorder = GameRecorder(self, GameKey(service, game))
+        start = Start(
+            t=time.monotonic(),
+            version=SCHEMA_VERSION,
+            service=service,
+            game=game,
+            players=list(players),
+            seed=seed,
+            options=dict(options or {}),
+        )
+        self.publish(recorder.key, msgspec.to_builtins(start))
+        return recorder
+
+    def publish(self, key: GameKey, record: dict[str, Any]) -> None:
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber(key, record)
+            except Exception as exc:  # one bad subscriber must not stop a game
+                self._subscribers.remove(subscriber)
+                print(f"game records: dropped a subscriber that failed: {exc!r}", file=sys.stderr)
+
+
+class GameRecorder:
+    """The records of one game after its ``start``: its own, then one ``end``."""
+
+    def __init__(self, hub: RecordHub, key: GameKey) -> None:
+        self._hub = hub
+        self.key = key
+        self.ended = False
+
+    def record(self, **fields: Any) -> None:
+        """One of the game's own records: ``t`` is now, unless given (a record kept from
+        before the game started, such as a join, keeps its own time)."""
+        if self.ended:
+            return
+        self._hub.publish(self.key, {"t": fields.pop("t", None) or time.monotonic(), **fields})
+
+    def end(
+        self,
+        reason: str,
+        *,
+        winners: Iterable[str] = (),
+        losers: Iterable[str] = (),
+        draw: bool = False,
+        culprit: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """The game's last record; anything recorded after it is dropped."""
+        if self.ended:
+            return
+        self.ended = True
+        end = End(
+            t=time.monotonic(),
+            reason=reason,
+            winners=list(winners),
+            losers=list(losers),
+            draw=draw,
+            culprit=culprit,
+            details=dict(details or {}),
+        )
+        self._hub.publish(self.key, msgspec.to_builtins(end))
+
+
+class _JsonLines:
+    """A JSON-lines file flushed after every record: a killed server loses no finished line."""
+
+    def __init__(self, path: Path) -> None:
+        self._file: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed by close()
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._file.write(_encoder.encode(record) + b"\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class TranscriptFiles:
+    """A subscriber writing each game of one service to ``folder/game-NNNNNN.jsonl``."""
+
+    def __init__(self, folder: str | Path, service: str) -> None:
+        self.folder = Path(folder)
+        self.service = service
+        self._open: dict[int, _JsonLines] = {}
+
+    def path(self, game: int) -> Path:
+        return self.folder / f"game-{game:06d}.jsonl"
+
+    def __call__(self, key: GameKey, record: dict[str, Any]) -> None:
+        if key.service != self.service:
+            return
+        event = record.get("event")
+        if event == "start":
+            self._open[key.game] = _JsonLines(self.path(key.game))
+        file = self._open.get(key.game)
+        if file is None:
+            return
+        file.write(record)
+        if event == "end":
+            self._open.pop(key.game).close()
+
+    def close(self) -> None:
+        """Close the files of games that never ended (the server is stopping)."""
+        for file in self._open.values():
+            file.close()
+        self._open.clear()
+
+
+class TranscriptFile:
+    """A subscriber writing every game of one service, one after another, to one file."""
+
+    def __init__(self, path: str | Path, service: str) -> None:
+        self.service = service
+        self._file = _JsonLines(Path(path))
+
+    def __call__(self, key: GameKey, record: dict[str, Any]) -> None:
+        if key.service == self.service:
+            self._file.write(record)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+# -- reading ---------------------------------------------------------------------
+
+@dataclass
+class GameRecord:
+    """One game as read back: its start, its own records in order, its end (None if cut off)."""
+
+    start: Start
+    records: list[dict[str, Any]] = field(default_factory=list)
+    end: End | None = None
+
+    @property
+    def players(self) -> list[str]:
+        return [player.name for player in self.start.players]
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        """The game's own records with this ``event``."""
+        return [record for record in self.records if record.get("event") == name]
+
+
+def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Every record of a JSON-lines file; a torn last line (the writer was killed) ends it."""
+    for line in Path(path).read_bytes().splitlines():
+        try:
+            record = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            return
+        if isinstance(record, dict):
+            yield record
+
+
+def parse_start(record: dict[str, Any]) -> Start:
+    version = record.get("version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise RecordError(
+            f"a start record of version {version!r}: this reader knows versions up to "
+            f"{SCHEMA_VERSION} (a newer cardring wrote it)"
+        )
+    try:
+        return msgspec.convert(record, Start)
+    except msgspec.ValidationError as exc:
+        raise RecordError(f"not a valid start record: {exc}") from None
+
+
+def parse_end(record: dict[str, Any]) -> End:
+    try:
+        return msgspec.convert(record, End)
+    except msgspec.ValidationError as exc:
+        raise RecordError(f"not a valid end record: {exc}") from None
+
+
+def games_of(records: Iterable[dict[str, Any]]) -> list[GameRecord]:
+    """The games in a stream of records; records outside any start..end are not part of a game."""
+    games: list[GameRecord] = []
+    current: GameRecord | None = None
+    for record in records:
+        event = record.get("event")
+        if event == "start":
+            current = GameRecord(parse_start(record))
+            games.append(current)
+        elif current is None:
+            continue
+        elif event == "end":
+            current.end = parse_end(record)
+            current = None
+        else:
+            current.records.append(record)
+    return games
+
+
+def read_games(path: str | Path) -> list[GameRecord]:
+    """Every game in a transcript file (one for a per-game file, several for a shared one)."""
+    return games_of(iter_records(path))
+
+
+def read_game(path: str | Path) -> GameRecord:
+    """The one game of a per-game transcript file."""
+    games = read_games(path)
+    if len(games) != 1:
+        raise RecordError(f"{path}: {len(games)} games, expected one")
+    return games[0]
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the envelope records, as published in docs/logs.md."""
+    (start, end), components = msgspec.json.schema_components((Start, End))
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"cardring game record envelope, version {SCHEMA_VERSION}",
+        "anyOf": [start, end],
+        "$defs": components,
+    }
+
+
+def main() -> None:
+    sys.stdout.write(msgspec.json.format(msgspec.json.encode(json_schema()), indent=2).decode())
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
