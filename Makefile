@@ -68,13 +68,13 @@ oldclients-sweep: setup
 # Each built-in FishNet player beside itself with one idea taken away,
 # in-process (~90 s): why the ladder's order holds (docs/protocols/fishnet.md).
 fishnet-study: setup
-	$(BIN)/python -m scenarios.fishnet_study
+	$(BIN)/python -m scenarios.bench.fishnet_study
 
 # Hostile byte streams through real sockets against every service and a peer,
 # beside an honest game in each: FUZZ_EXAMPLES rounds (~1-3 s each).
 FUZZ_EXAMPLES ?= 300
 fuzz: setup
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s tests/scenarios/test_fuzz.py
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -s tests/scenarios/bench/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

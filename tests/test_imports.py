@@ -9,7 +9,9 @@ that function runs. ``from package import name`` depends on the module
 Each package is checked on its own graph, and the whole project across
 packages. And ``ring``, the bottom layer, imports neither ``services`` nor
 ``scenarios`` at all: the command line finds them through their declarations
-(``ring.registry``).
+(``ring.registry``); ``services`` does not import ``scenarios``; and the
+scenarios that run and verify games do not import the benches and stress
+drivers of ``scenarios.bench``, which are built on them.
 """
 
 from __future__ import annotations
@@ -210,3 +212,28 @@ def test_ring_imports_neither_services_nor_scenarios() -> None:
         if target.split(".")[0] in ("services", "scenarios")
     )
     assert upward == [], "ring must import only downwards:\n" + "\n".join(upward)
+
+
+def test_services_import_no_scenarios() -> None:
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if module.split(".")[0] == "services"
+        for target in targets
+        if target.split(".")[0] == "scenarios"
+    )
+    assert upward == [], "services must not import scenarios:\n" + "\n".join(upward)
+
+
+def test_the_scenarios_import_no_bench() -> None:
+    # The scenarios run and verify games; the benches and stress drivers of
+    # scenarios.bench are built on them, never the other way round.
+    bench = "scenarios.bench"
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if module.split(".")[0] == "scenarios" and not module.startswith(bench)
+        for target in targets
+        if target == bench or target.startswith(f"{bench}.")
+    )
+    assert upward == [], "scenarios must not import scenarios.bench:\n" + "\n".join(upward)

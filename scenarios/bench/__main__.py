@@ -2,14 +2,14 @@
 
 Part one (``--part ring``) measures how fast the turn travels round an
 8-player ring; part two (``--part fishnet``) plays the FishNet ladder
-(``scenarios.fishnet_ladder``) through the real server; part three (``--part
+(``scenarios.bench.fishnet_ladder``) through the real server; part three (``--part
 reversi``) plays the Reversi ladder and times deep and the rules
-(``scenarios.reversi_bench``); part four (``--part notipping``) plays the No
+(``scenarios.bench.reversi_bench``); part four (``--part notipping``) plays the No
 Tipping solver against the other players and times it
-(``scenarios.notipping_bench``); part five (``--part capacity``) measures one
-``ring serve`` under a class's load (``scenarios.capacity``); part six
+(``scenarios.bench.notipping_bench``); part five (``--part capacity``) measures one
+``ring serve`` under a class's load (``scenarios.bench.capacity``); part six
 (``--part stall``) times the Old Maid table's status replies while smarx
-searches for always-pass FishNet clients (``scenarios.stall_bench``).
+searches for always-pass FishNet clients (``scenarios.bench.stall_bench``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios import (
+from scenarios.bench import (
     capacity,
     fishnet_ladder,
     notipping_bench,

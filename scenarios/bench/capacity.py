@@ -1,7 +1,7 @@
 """``make bench-capacity``: one ``ring serve`` under a class's load, timed at the clients.
 
 One ``ring serve`` process runs all four services on loopback. Load
-processes (``scenarios.capacity_load``, one a service) keep games going
+processes (``scenarios.bench.capacity_load``, one a service) keep games going
 against it at full speed: 500 FishNet games at once (a bot client each
 against the server's players, in turn spot, bob, alice and smarx: 1,000
 sockets), 200 Reversi and 200 No Tipping games of random players, and 20 Old
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios import pingpong
-from scenarios.capacity_load import LoadFigures
+from scenarios.bench import pingpong
+from scenarios.bench.capacity_load import LoadFigures
 from scenarios.processes import ChildProcess, ring_command
 
 LOADS = {"fishnet": 500, "reversi": 200, "notipping": 200, "oldmaid": 20}  # games at once
@@ -100,7 +100,7 @@ def run_phase(
 ) -> Phase:
     cpu_before = _cpu_seconds(server.popen.pid)
     start = time.monotonic()
-    module = [sys.executable, "-m", "scenarios.capacity_load"]
+    module = [sys.executable, "-m", "scenarios.bench.capacity_load"]
     children = []
     if plan.hostile:
         targets = ",".join(f"{load}={addresses[load]}" for load in LOADS)
@@ -164,7 +164,7 @@ def bench(duration: float, seed: int, only: str | None = None) -> int:
     status = 0
     echo = ChildProcess(
         "echo",
-        [sys.executable, "-m", "scenarios.pingpong", "echo", "--timeout", "3600"],
+        [sys.executable, "-m", "scenarios.bench.pingpong", "echo", "--timeout", "3600"],
         workdir,
     )
     server, addresses = start_server(workdir, seed)
@@ -208,7 +208,7 @@ def bench(duration: float, seed: int, only: str | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.capacity", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m scenarios.bench.capacity", description=__doc__)
     parser.add_argument("--duration", type=float, default=DURATION)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(

@@ -1,6 +1,6 @@
 """One load of the capacity bench: many games of one service at once, timed at the clients.
 
-``python -m scenarios.capacity_load SERVICE HOST:PORT --games N --duration S``
+``python -m scenarios.bench.capacity_load SERVICE HOST:PORT --games N --duration S``
 keeps N games of SERVICE going against the server at HOST:PORT, starting a
 new game in a slot whenever one ends, until S seconds have passed; then it
 lets every game under way finish and prints one JSON line of figures
@@ -18,7 +18,7 @@ What is timed is the server's reply, as each client sees it:
 - Old Maid: each request of a peer to the table (draw, discard, status,
   ``out_of_cards``) to its reply. ``join`` is not counted: its reply waits
   for the game to fill.
-- echo: a raw Trio line-echo round trip (``scenarios.pingpong echo``), the yardstick.
+- echo: a raw Trio line-echo round trip (``scenarios.bench.pingpong echo``), the yardstick.
 
 ``hostile`` times nothing: from 127.0.0.2, for the length of the run, it
 holds HOLD connections to every service (given as NAME=HOST:PORT,...) that
@@ -51,7 +51,7 @@ from ring.oldmaid.messages import Join
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.oldmaid.table_client import TableClient
 from ring.serve import calm_garbage_collector
-from scenarios.pingpong import MESSAGE, percentile, read_line
+from scenarios.bench.pingpong import MESSAGE, percentile, read_line
 from services.fishnet import conversation as fishnet
 from services.fishnet.client import BotAgent as FishNetBot
 from services.fishnet.players import COMPUTER_PLAYERS
@@ -473,7 +473,9 @@ def _named_address(text: str) -> tuple[str, tuple[str, int]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.capacity_load", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.bench.capacity_load", description=__doc__
+    )
     parser.add_argument("load", choices=LOADS)
     parser.add_argument("address", metavar="HOST:PORT")
     parser.add_argument("--games", type=int, required=True, help="games at once")

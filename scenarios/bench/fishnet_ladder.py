@@ -246,7 +246,9 @@ async def run_ladder(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.fishnet_ladder", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.bench.fishnet_ladder", description=__doc__
+    )
     parser.add_argument("--games", type=int, default=GAMES, help="games per pair")
     parser.add_argument("--max-games", type=int, default=MAX_GAMES, help="games a step, at most")
     parser.add_argument("--seed", type=int, default=SEED)

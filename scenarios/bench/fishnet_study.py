@@ -1,6 +1,6 @@
 """What each built-in FishNet player's idea is worth: the ladder beside its ablations.
 
-The ladder (``scenarios.fishnet_ladder``) measures the four built-in players
+The ladder (``scenarios.bench.fishnet_ladder``) measures the four built-in players
 through the real server. This study shows why the order holds: it plays
 each built-in player beside the same player with one idea taken away (or,
 for bob, the rule he had before), in this process (no network:
@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from scenarios.fishnet_ladder import PairResult, format_figures
+from scenarios.bench.fishnet_ladder import PairResult, format_figures
 from services.fishnet.players import (
     Alice,
     Bob,
@@ -144,7 +144,9 @@ def study(games: int, seed: int, pairs: Sequence[tuple[str, str]] = PAIRS) -> li
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.fishnet_study", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.bench.fishnet_study", description=__doc__
+    )
     parser.add_argument("--games", type=int, default=GAMES, help="games per pair")
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)

@@ -21,7 +21,7 @@ serve`` options (a per-address cap, say).
 
 The round reports what each attack got back and how it ended, how each honest
 game ended and its transcript, and the open file descriptors and Trio tasks
-before and after. ``tests/scenarios/test_fuzz.py`` checks a round against the
+before and after. ``tests/scenarios/bench/test_fuzz.py`` checks a round against the
 same round without attacks; ``make fuzz`` runs many rounds.
 """
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import trio
 
-from scenarios.fishnet_ladder import wilson
-from scenarios.service_pool import ServicePool
+from scenarios.bench.fishnet_ladder import wilson
+from scenarios.bench.service_pool import ServicePool
 from services.notipping.bots import make_player
 from services.notipping.client import BotAgent
 from services.notipping.conversation import ClientError, GameEnd, play_one_game
@@ -225,7 +225,7 @@ def bench(games: int, seed: int) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m scenarios.notipping_bench", description=__doc__
+        prog="python -m scenarios.bench.notipping_bench", description=__doc__
     )
     parser.add_argument("--games", type=int, default=GAMES, help="games a pairing")
     parser.add_argument("--seed", type=int, default=SEED)

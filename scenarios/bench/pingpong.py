@@ -6,10 +6,10 @@ echoing small newline-terminated JSON messages, another Trio process sending
 them one at a time and timing each reply, over 127.0.0.1 with TCP_NODELAY as
 the peers use.
 
-``python -m scenarios.pingpong server`` prints ``pingpong listening on
-HOST:PORT`` and echoes one connection; ``python -m scenarios.pingpong client
+``python -m scenarios.bench.pingpong server`` prints ``pingpong listening on
+HOST:PORT`` and echoes one connection; ``python -m scenarios.bench.pingpong client
 HOST:PORT`` prints one JSON line of results. ``measure()`` runs both as OS
-processes and returns the client's figures. ``python -m scenarios.pingpong
+processes and returns the client's figures. ``python -m scenarios.bench.pingpong
 echo`` echoes every connection, for the capacity bench's yardstick under load.
 """
 
@@ -128,7 +128,7 @@ async def ping(host: str, port: int, round_trips: int, warmup: int, timeout: flo
 def measure(round_trips: int = 2000, warmup: int = 200, timeout: float = 30) -> PingPong:
     """Run the echo server and the client as two OS processes; every wait is bounded."""
     deadline = time.monotonic() + timeout
-    module = [sys.executable, "-m", "scenarios.pingpong"]
+    module = [sys.executable, "-m", "scenarios.bench.pingpong"]
     processes: list[subprocess.Popen[str]] = []
     try:
         server = subprocess.Popen(
@@ -182,7 +182,7 @@ def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.pingpong")
+    parser = argparse.ArgumentParser(prog="python -m scenarios.bench.pingpong")
     parser.add_argument("role", choices=["server", "client", "measure", "echo"])
     parser.add_argument("address", nargs="?", metavar="HOST:PORT", help="for the client")
     parser.add_argument("--round-trips", type=int, default=2000)

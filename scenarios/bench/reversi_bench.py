@@ -41,8 +41,8 @@ from pathlib import Path
 
 import trio
 
-from scenarios.fishnet_ladder import wilson
-from scenarios.service_pool import ServicePool
+from scenarios.bench.fishnet_ladder import wilson
+from scenarios.bench.service_pool import ServicePool
 from services.reversi.bots import DEFAULT_BUDGET, LEVELS, Deep, make_player
 from services.reversi.client import BotAgent
 from services.reversi.conversation import ClientError, play_one_game
@@ -399,7 +399,9 @@ def bench(games: int, seed: int, deep_budget: float, timing_games: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.reversi_bench", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.bench.reversi_bench", description=__doc__
+    )
     parser.add_argument("--games", type=int, default=GAMES, help="ladder games per pair")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(

@@ -35,7 +35,7 @@ from pathlib import Path
 import trio
 
 from ring.net import dial
-from scenarios.pingpong import percentile
+from scenarios.bench.pingpong import percentile
 from scenarios.processes import ChildProcess, ring_command
 from services.fishnet.conversation import ClientError, play_one_game
 
@@ -218,7 +218,9 @@ def bench(duration: float, seed: int, passers: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.stall_bench", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.bench.stall_bench", description=__doc__
+    )
     parser.add_argument("--duration", type=float, default=DURATION, help="seconds a phase")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--passers", type=int, default=PASSERS, help="always-pass clients at once")

@@ -1,6 +1,6 @@
 """Slow and hostile clients through real sockets, beside an honest game in every service.
 
-Issue 15, part 4. Each round is one of ``scenarios.fuzz``: the four services
+Issue 15, part 4. Each round is one of ``scenarios.bench.fuzz``: the four services
 of ``ring serve`` in this process, an honest game in each, and, from
 127.0.0.2 once those games have formed, one kind of hostile client against
 every service at once:
@@ -47,7 +47,7 @@ from ring.net import MAX_REFUSING
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.sansio import NEED_DATA
 from ring.serve import raise_file_limit
-from scenarios.fuzz import (
+from scenarios.bench.fuzz import (
     ATTACKER_HOST,
     IDLE_TIMEOUT,
     SERVICES,
@@ -56,12 +56,12 @@ from scenarios.fuzz import (
     attack_alone,
     play_round,
 )
-from scenarios.fuzz import Round as FuzzRound
+from scenarios.bench.fuzz import Round as FuzzRound
 from services.notipping.protocol import Begin, ClientConnection, Granted, Round
 from services.notipping.server import MAX_JOIN_REQUESTS
 from services.oldmaid.table import TableConfig, serve_table
 from services.reversi.rules import Position
-from tests.scenarios.test_fuzz import SEEDS, check_round, check_server_bytes, complete_lines
+from tests.scenarios.bench.test_fuzz import SEEDS, check_round, check_server_bytes, complete_lines
 
 SEED = SEEDS[0]  # so that test_fuzz.py's round alone, if it ran first, serves here too
 # Every service's write timeout in these rounds. It is 10 s in ring serve, and

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import oldmaid_game, pingpong, processes, verify
+from scenarios import oldmaid_game, processes, verify
 
 pytestmark = pytest.mark.scenario
 
@@ -139,16 +139,3 @@ def test_a_table_that_never_listens_is_reported(
     assert result.error == "the table printed 'hello' instead of 'table listening on HOST:PORT'"
     assert list(result.processes) == ["table"]
     assert "ERROR the table printed 'hello'" in oldmaid_game.format_result(result)
-
-
-def test_pingpong_between_two_processes() -> None:
-    rtt = pingpong.measure(round_trips=200, warmup=20, timeout=TIMEOUT)
-    assert rtt.round_trips == 200
-    assert 0 < rtt.minimum <= rtt.median <= rtt.p99 < 1.0
-
-
-def test_percentile_is_nearest_rank() -> None:
-    values = [float(v) for v in range(1, 2001)]
-    assert pingpong.percentile(values, 0.99) == 1980.0
-    assert pingpong.percentile(values, 0.5) == 1000.0
-    assert pingpong.percentile([3.0], 0.99) == 3.0

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import capacity
-from scenarios.capacity_load import HOLD, Recorder, Relay
+from scenarios.bench import capacity
+from scenarios.bench.capacity_load import HOLD, Recorder, Relay
 
 
 def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios import fishnet_ladder
-from scenarios.fishnet_ladder import PairResult, pairs, wilson
+from scenarios.bench import fishnet_ladder
+from scenarios.bench.fishnet_ladder import PairResult, pairs, wilson
 
 
 def test_wilson_interval_matches_known_values() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios import fishnet_study
-from scenarios.fishnet_study import AliceRandom, BobMost, OldBob, play_pair
+from scenarios.bench import fishnet_study
+from scenarios.bench.fishnet_study import AliceRandom, BobMost, OldBob, play_pair
 
 
 def test_old_bob_asks_again_for_a_rank_the_opponent_lacked_once_it_has_fished() -> None:

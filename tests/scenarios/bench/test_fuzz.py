@@ -1,6 +1,6 @@
 """Hostile byte streams through real sockets against every service, beside honest games.
 
-Each example is one round of ``scenarios.fuzz``: the four services in this
+Each example is one round of ``scenarios.bench.fuzz``: the four services in this
 process, an honest game in each, and a Hypothesis-drawn set of attack
 connections (random bytes, truncated, oversized and valid messages out of
 order, split at random bytes, ending by close, abort or stall) against the
@@ -23,7 +23,7 @@ import trio
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from scenarios.fuzz import ENDINGS, TARGETS, Attack, AttackResult, Round, play_round
+from scenarios.bench.fuzz import ENDINGS, TARGETS, Attack, AttackResult, Round, play_round
 from services.fishnet.protocol import BadLine, Role, parse_line
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "4"))

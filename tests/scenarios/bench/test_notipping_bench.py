@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import notipping_bench
-from scenarios.notipping_bench import GamePlan, answer_times, full_board
-from scenarios.service_pool import ServicePool
+from scenarios.bench import notipping_bench
+from scenarios.bench.notipping_bench import GamePlan, answer_times, full_board
+from scenarios.bench.service_pool import ServicePool
 from services.notipping.rules import REMOVE
 
 

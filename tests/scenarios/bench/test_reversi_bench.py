@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import reversi_bench
-from scenarios.reversi_bench import GamePlan, move_times, reversi_servers
+from scenarios.bench import reversi_bench
+from scenarios.bench.reversi_bench import GamePlan, move_times, reversi_servers
 from services.reversi.rules import BLACK, WHITE
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import trio
 
-from scenarios import stall_bench
+from scenarios.bench import stall_bench
 
 
 def test_every_phase_is_timed_and_the_passers_games_end(tmp_path: Path) -> None:
