@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scenarios import faults, processes
+from scenarios.fault_checks import FaultResult
 from scenarios.oldmaid_game import TABLE
 
 pytestmark = pytest.mark.scenario
@@ -21,14 +22,14 @@ pytestmark = pytest.mark.scenario
 TIMEOUT = 60.0
 
 
-def _run(name: str, tmp_path: Path) -> faults.FaultResult:
+def _run(name: str, tmp_path: Path) -> FaultResult:
     result = faults.run_fault(name, workdir=tmp_path, timeout=TIMEOUT)
     assert result.ok, faults.format_result(result)
     assert all(p.returncode is not None for p in result.processes.values())
     return result
 
 
-def _assert_one_line_each(result: faults.FaultResult, names: list[str]) -> None:
+def _assert_one_line_each(result: FaultResult, names: list[str]) -> None:
     for name in names:
         process = result.processes[name]
         assert process.returncode not in (0, None), (name, process)

@@ -1,0 +1,196 @@
+"""What a fault scenario found, and the checks that every end after the fault was clean.
+
+``FaultResult`` is one run of ``scenarios.faults``: the fault, when each
+process exited, what each said, the table's last status reply. The checks
+read it with the game's files (``fault_game.FaultGame``): everyone still
+running exits non-zero within a bound with one line on stderr and no
+traceback, the table's transcript, last line and ``status`` name the culprit,
+and the watchers are told. Each check is a ``CheckResult``, as the
+verifier's are, so ``ring scenario`` prints them alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scenarios.check_result import CheckResult
+from scenarios.fault_game import FaultGame, LogTail, Record
+from scenarios.oldmaid_game import TABLE
+from scenarios.processes import ChildProcess, ProcessResult
+
+
+@dataclass
+class FaultResult:
+    name: str
+    players: int
+    seed: int
+    workdir: Path
+    fault: str = ""  # what was done, for the summary
+    victim: str | None = None
+    fault_at: float | None = None  # time.monotonic() of the signal
+    exit_at: dict[str, float] = field(default_factory=dict)  # process name -> its exit
+    processes: dict[str, ProcessResult] = field(default_factory=dict)
+    status: Record | None = None  # the last status reply seen after the fault
+    checks: list[CheckResult] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.checks) and all(c.ok for c in self.checks)
+
+    def after_fault(self, name: str) -> float | None:
+        """Seconds from the fault to this process's exit; None if it did not exit."""
+        if self.fault_at is None or name not in self.exit_at:
+            return None
+        return self.exit_at[name] - self.fault_at
+
+
+# -- checks --------------------------------------------------------------------------
+
+
+def seconds(value: float | None) -> str:
+    return "never" if value is None else f"{value:.3f} s"
+
+
+def _after(result: FaultResult, name: str) -> float:
+    after = result.after_fault(name)
+    return math.inf if after is None else after
+
+
+def _code(result: FaultResult, name: str) -> str:
+    process = result.processes.get(name)
+    return "?" if process is None or process.returncode is None else str(process.returncode)
+
+
+def exit_checks(
+    result: FaultResult, survivors: list[ChildProcess], bound: float
+) -> list[CheckResult]:
+    late = [p.name for p in survivors if _after(result, p.name) >= bound]
+    times = ", ".join(f"{p.name} {seconds(result.after_fault(p.name))}" for p in survivors)
+    zero = [p.name for p in survivors if p.popen.returncode in (0, None)]
+    lines = [
+        p.name
+        for p in survivors
+        if len(p.stderr) != 1 or any("Traceback" in line for line in p.stderr)
+    ]
+    return [
+        CheckResult(f"exit within {bound:g} s", not late, times),
+        CheckResult(
+            "non-zero exits",
+            not zero,
+            "every survivor exited non-zero" if not zero else f"exited 0 or not: {zero}",
+        ),
+        CheckResult(
+            "one line on stderr",
+            not lines,
+            "one line each, no traceback"
+            if not lines
+            else "; ".join(f"{p.name}: {p.stderr!r}" for p in survivors if p.name in lines),
+        ),
+    ]
+
+
+def table_abort_checks(game: FaultGame, result: FaultResult, culprit: str) -> list[CheckResult]:
+    aborted = [r for r in game.transcript_records() if r.get("event") == "aborted"]
+    reasons = [str(r.get("reason")) for r in aborted]
+    table = game.processes[TABLE]
+    last = table.stdout[-1] if table.stdout else ""
+    named = [r.get("culprit") for r in aborted]
+    return [
+        CheckResult(
+            "transcript aborted",
+            len(aborted) == 1 and named == [culprit] and reasons[0].startswith(f"{culprit} "),
+            f"aborted records: {reasons}, naming {named}",
+        ),
+        CheckResult(
+            "table line",
+            last.startswith(f"game aborted: {culprit} ") and table.popen.returncode == 1,
+            f"table exit {table.popen.returncode}: {last!r}",
+        ),
+    ]
+
+
+def status_check(result: FaultResult, victim: str) -> CheckResult:
+    status = result.status or {}
+    return CheckResult(
+        "status says aborted",
+        status.get("aborted") is True and victim in str(status.get("reason")),
+        f"last status reply: {status or 'none'}",
+    )
+
+
+def watcher_check(
+    game: FaultGame, result: FaultResult, survivors: list[ChildProcess], victim: str
+) -> CheckResult:
+    told = []
+    for process in survivors:
+        tail = LogTail(game.event_logs[process.name])
+        tail.read()
+        if any(
+            r.get("event") == "game_over" and r.get("aborted") and victim in str(r.get("reason"))
+            for r in tail.records
+        ):
+            told.append(process.name)
+    return CheckResult(
+        "watchers told",
+        bool(told),
+        f"game_over aborted naming {victim} reached {', '.join(told) or 'no one'}",
+    )
+
+
+def stop_peer_checks(
+    game: FaultGame,
+    result: FaultResult,
+    survivors: list[ChildProcess],
+    *,
+    waiter: str,
+    peer_timeout: float,
+    exit_bound: float,
+) -> list[CheckResult]:
+    """fault-stop-peer's end: ``waiter`` gave up on the stopped ``result.victim`` after
+    ``peer_timeout`` naming it, the others followed within ``exit_bound``, the table
+    aborted naming the stopped peer, and once resumed it and the table ended too."""
+    victim = result.victim
+    assert victim is not None
+    bound = peer_timeout + exit_bound
+    checks = exit_checks(result, survivors, bound)
+    line = result.processes[waiter].stderr
+    named = len(line) == 1 and "did not answer" in line[0] and victim in line[0]
+    checks.append(
+        CheckResult("the waiting peer names the silent one", named, f"{waiter} said {line!r}")
+    )
+    started = next((r["t"] for r in game.transcript_records() if r.get("event") == "started"), None)
+    gave_up = result.exit_at.get(waiter)
+    waited = None if started is None or gave_up is None else gave_up - started
+    checks.append(
+        CheckResult(
+            "peer timeout",
+            waited is not None and peer_timeout <= waited < bound,
+            f"{waiter} gave up {seconds(waited)} after the game started "
+            f"(--peer-timeout {peer_timeout:g})",
+        )
+    )
+    others = [p.name for p in survivors if p.name != waiter]
+    after = {n: result.exit_at[n] - gave_up for n in others if n in result.exit_at and gave_up}
+    late_ones = [n for n in others if after.get(n, math.inf) >= exit_bound]
+    checks.append(
+        CheckResult(
+            "others follow",
+            not late_ones,
+            ", ".join(f"{n} {seconds(t)}" for n, t in after.items()) + f" after {waiter}"
+            if not late_ones
+            else f"late or still running: {', '.join(late_ones)}",
+        )
+    )
+    checks += table_abort_checks(game, result, victim)
+    checks.append(
+        CheckResult(
+            "resumed, all end",
+            victim in result.exit_at and TABLE in result.exit_at,
+            f"after SIGCONT: {victim} exit {_code(result, victim)}, "
+            f"table exit {_code(result, TABLE)}",
+        )
+    )
+    return checks
