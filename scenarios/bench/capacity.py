@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.bench import pingpong
-from scenarios.bench.capacity_load import LoadFigures
+from scenarios.bench.load_figures import LoadFigures
 from scenarios.processes import ChildProcess, ring_command
 
 LOADS = {"fishnet": 500, "reversi": 200, "notipping": 200, "oldmaid": 20}  # games at once

@@ -20,38 +20,36 @@ What is timed is the server's reply, as each client sees it:
   for the game to fill.
 - echo: a raw Trio line-echo round trip (``scenarios.bench.pingpong echo``), the yardstick.
 
-``hostile`` times nothing: from 127.0.0.2, for the length of the run, it
-holds HOLD connections to every service (given as NAME=HOST:PORT,...) that
-say nothing, floods the services that answer garbage before seating anyone
-(FishNet, No Tipping, the Old Maid table) with it without ever reading, and
-dribbles a message that never ends into the same services a byte a second.
-Reversi gets only the held connections: any name is a player there, so a
-dribbled name would take an honest player's seat. Its figures count the
-connections opened and those the server closed.
+``hostile`` times nothing: from 127.0.0.2 it holds, floods and dribbles
+connections into every service given as NAME=HOST:PORT,...
+(``scenarios.bench.hostile_load``); its figures count the connections opened
+and those the server closed.
+
+``LoadFigures`` and the recorders the games fill are in ``scenarios.bench.load_figures``.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import itertools
 import json
 import random
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import trio
 
 from ring import cliargs
 from ring.oldmaid.messages import Join
-from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from ring.oldmaid.peer import Peer, PeerConfig
 from ring.oldmaid.table_client import TableClient
 from ring.serve import calm_garbage_collector
-from scenarios.bench.pingpong import MESSAGE, percentile, read_line
+from scenarios.bench.hostile_load import hostile
+from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply
+from scenarios.bench.pingpong import MESSAGE, read_line
 from services.fishnet import conversation as fishnet
 from services.fishnet.client import BotAgent as FishNetBot
 from services.fishnet.players import COMPUTER_PLAYERS
@@ -71,99 +69,6 @@ FINISH_TIMEOUT = 120.0  # after the duration, for the games under way to end
 RAMP = 3.0  # seconds over which the slots start
 OLDMAID_PLAYERS = 4
 ECHO_ROUND_TRIPS = 50  # about a FishNet game's requests
-
-
-@dataclass
-class LoadFigures:
-    load: str
-    slots: int
-    duration: float  # seconds from the first game's start to the last game's end
-    games: int = 0  # completed
-    failed: int = 0
-    failures: list[str] = field(default_factory=list)  # the first few, one line each
-    busy: float = 0.0  # the games' durations added up: busy / duration = games at once
-    samples: int = 0
-    ambiguous: int = 0
-    p50: float = 0.0
-    p99: float = 0.0
-    mean: float = 0.0
-    maximum: float = 0.0
-
-
-class Recorder:
-    """Latency samples and game counts of one load, and what its games share."""
-
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self.games = 0
-        self.failures: list[str] = []
-        self.busy = 0.0
-        self.ambiguous = 0
-        self.relay = Relay(self)
-        # No Tipping forms one game at a time: a request for a seat already
-        # granted in the game being formed is DENIED. One request a seat at a
-        # time, held until BEGIN, is how a well-behaved pool of clients avoids that.
-        self.seat_locks = (trio.Lock(), trio.Lock())
-
-    async def game(self, play: Awaitable[object], *, counted: bool = True) -> None:
-        """Play one connection's game; only one connection of each game counts it and its time."""
-        start = time.perf_counter()
-        try:
-            await play
-        except (fishnet.ClientError, reversi.ClientError, PeerError) as exc:
-            self.failures.append(str(exc))
-            return
-        if counted:
-            self.games += 1
-            self.busy += time.perf_counter() - start
-
-    def figures(self, load: str, slots: int, duration: float) -> LoadFigures:
-        found = LoadFigures(load, slots, duration, self.games, len(self.failures))
-        found.failures = self.failures[:5]
-        found.busy, found.ambiguous = self.busy, self.ambiguous
-        if self.samples:
-            found.samples = len(self.samples)
-            found.p50 = percentile(self.samples, 0.50)
-            found.p99 = percentile(self.samples, 0.99)
-            found.mean = statistics.fmean(self.samples)
-            found.maximum = max(self.samples)
-        return found
-
-
-class Reply:
-    """One outstanding request on one connection: its send time until the reply comes."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self.recorder = recorder
-        self.sent_at: float | None = None
-
-    def sent(self) -> None:
-        self.sent_at = time.perf_counter()
-
-    def heard(self) -> None:
-        if self.sent_at is not None:
-            self.recorder.samples.append(time.perf_counter() - self.sent_at)
-            self.sent_at = None
-
-
-class Relay:
-    """Moves sent and not yet seen arriving, keyed by the position they make."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self.recorder = recorder
-        self.pending: dict[Hashable, list[float]] = {}
-
-    def sent(self, position: Hashable) -> None:
-        self.pending.setdefault(position, []).append(time.perf_counter())
-
-    def arrived(self, position: Hashable) -> None:
-        times = self.pending.pop(position, None)
-        if times is None:  # a game's first board: no move made it
-            return
-        if len(times) == 1:
-            self.recorder.samples.append(time.perf_counter() - times[0])
-        else:
-            self.recorder.ambiguous += len(times)
 
 
 class Pace:
@@ -358,78 +263,6 @@ async def echo_game(address: tuple[str, int], game: GameId, rec: Recorder) -> No
                 rec.samples.append(time.perf_counter() - start)
 
     await rec.game(exchange())
-
-
-# -- hostile clients ------------------------------------------------------------------------
-
-ATTACKER = "127.0.0.2"
-HOLD = 300
-FLOODS = {
-    "fishnet": b"hello\n",
-    "notipping": b"JOINREQUEST:flood:7;",  # there is no seat 7
-    "oldmaid": b'{"cmd":"status"}\n',
-}
-DRIBBLES = {
-    "fishnet": b"play dribbler spot",
-    "notipping": b"JOINREQUEST:dribbler:0",
-    "oldmaid": b'{"cmd":"join","nick":"dribbler","port":1',
-}
-DRIBBLE_PAUSE = 1.0
-
-
-async def hostile(addresses: dict[str, tuple[str, int]], duration: float) -> LoadFigures:
-    """Holders, flooders and dribblers against every service until ``duration`` is over."""
-    opened = closed = 0
-    start = time.perf_counter()
-
-    async def attack(
-        address: tuple[str, int], behave: Callable[[trio.SocketStream], Awaitable[None]]
-    ) -> None:
-        """One connection from ATTACKER doing ``behave`` until the server ends it or time is up."""
-        nonlocal opened, closed
-        try:
-            with trio.fail_after(CLIENT_TIMEOUT):
-                stream = await trio.open_tcp_stream(*address, local_address=ATTACKER)
-        except (OSError, trio.TooSlowError):
-            return
-        opened += 1
-        async with stream:
-            with trio.move_on_after(duration):
-                try:
-                    await behave(stream)
-                    closed += 1  # behave returns only at the end of the stream
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    closed += 1
-
-    async def hold(stream: trio.SocketStream) -> None:
-        while await stream.receive_some(65536):
-            pass
-
-    def flood(garbage: bytes) -> Callable[[trio.SocketStream], Awaitable[None]]:
-        async def behave(stream: trio.SocketStream) -> None:
-            while True:
-                await stream.send_all(garbage * 64)
-
-        return behave
-
-    def dribble(message: bytes) -> Callable[[trio.SocketStream], Awaitable[None]]:
-        async def behave(stream: trio.SocketStream) -> None:
-            for byte in itertools.cycle(message):
-                await stream.send_all(bytes([byte]))
-                await trio.sleep(DRIBBLE_PAUSE)
-
-        return behave
-
-    async with trio.open_nursery() as nursery:
-        for name, address in addresses.items():
-            for _ in range(HOLD):
-                nursery.start_soon(attack, address, hold)
-            if name in FLOODS:
-                nursery.start_soon(attack, address, flood(FLOODS[name]))
-                nursery.start_soon(attack, address, dribble(DRIBBLES[name]))
-    found = LoadFigures("hostile", len(addresses), time.perf_counter() - start)
-    found.games, found.failed = opened, closed  # connections opened, and closed by the server
-    return found
 
 
 GAMES: dict[str, PlayOne] = {

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from scenarios.bench import capacity
-from scenarios.bench.capacity_load import HOLD, Recorder, Relay
+from scenarios.bench.hostile_load import HOLD
+from scenarios.bench.load_figures import Recorder, Relay
 
 
 def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path) -> None:

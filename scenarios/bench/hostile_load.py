@@ -1,0 +1,94 @@
+"""The capacity bench's hostile clients: held, flooded and dribbled connections.
+
+``python -m scenarios.bench.capacity_load hostile NAME=HOST:PORT,...`` runs
+``hostile``: from 127.0.0.2, for the length of the run, it holds HOLD
+connections to every service given that say nothing, floods the services
+that answer garbage before seating anyone (FishNet, No Tipping, the Old Maid
+table) with it without ever reading, and dribbles a message that never ends
+into the same services a byte a second. Reversi gets only the held
+connections: any name is a player there, so a dribbled name would take an
+honest player's seat.
+
+It times nothing: the honest loads beside it measure what it costs them. Its
+figures count the connections opened and those the server closed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from scenarios.bench.load_figures import LoadFigures
+
+CONNECT_TIMEOUT = 60.0  # for one connection to open, as long as an honest client waits
+ATTACKER = "127.0.0.2"
+HOLD = 300
+FLOODS = {
+    "fishnet": b"hello\n",
+    "notipping": b"JOINREQUEST:flood:7;",  # there is no seat 7
+    "oldmaid": b'{"cmd":"status"}\n',
+}
+DRIBBLES = {
+    "fishnet": b"play dribbler spot",
+    "notipping": b"JOINREQUEST:dribbler:0",
+    "oldmaid": b'{"cmd":"join","nick":"dribbler","port":1',
+}
+DRIBBLE_PAUSE = 1.0
+
+
+async def hostile(addresses: dict[str, tuple[str, int]], duration: float) -> LoadFigures:
+    """Holders, flooders and dribblers against every service until ``duration`` is over."""
+    opened = closed = 0
+    start = time.perf_counter()
+
+    async def attack(
+        address: tuple[str, int], behave: Callable[[trio.SocketStream], Awaitable[None]]
+    ) -> None:
+        """One connection from ATTACKER doing ``behave`` until the server ends it or time is up."""
+        nonlocal opened, closed
+        try:
+            with trio.fail_after(CONNECT_TIMEOUT):
+                stream = await trio.open_tcp_stream(*address, local_address=ATTACKER)
+        except (OSError, trio.TooSlowError):
+            return
+        opened += 1
+        async with stream:
+            with trio.move_on_after(duration):
+                try:
+                    await behave(stream)
+                    closed += 1  # behave returns only at the end of the stream
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    closed += 1
+
+    async def hold(stream: trio.SocketStream) -> None:
+        while await stream.receive_some(65536):
+            pass
+
+    def flood(garbage: bytes) -> Callable[[trio.SocketStream], Awaitable[None]]:
+        async def behave(stream: trio.SocketStream) -> None:
+            while True:
+                await stream.send_all(garbage * 64)
+
+        return behave
+
+    def dribble(message: bytes) -> Callable[[trio.SocketStream], Awaitable[None]]:
+        async def behave(stream: trio.SocketStream) -> None:
+            for byte in itertools.cycle(message):
+                await stream.send_all(bytes([byte]))
+                await trio.sleep(DRIBBLE_PAUSE)
+
+        return behave
+
+    async with trio.open_nursery() as nursery:
+        for name, address in addresses.items():
+            for _ in range(HOLD):
+                nursery.start_soon(attack, address, hold)
+            if name in FLOODS:
+                nursery.start_soon(attack, address, flood(FLOODS[name]))
+                nursery.start_soon(attack, address, dribble(DRIBBLES[name]))
+    found = LoadFigures("hostile", len(addresses), time.perf_counter() - start)
+    found.games, found.failed = opened, closed  # connections opened, and closed by the server
+    return found
