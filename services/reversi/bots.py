@@ -31,8 +31,9 @@ import random
 import time
 from typing import Protocol
 
+from services.reversi.evaluation import ORDER_RANK
 from services.reversi.rules import Position, flips, iter_squares, moves
-from services.reversi.search import ORDER_RANK, Searcher, SearchTimeout
+from services.reversi.search import Searcher, SearchTimeout
 
 __all__ = [
     "DEFAULT_BUDGET",

@@ -23,6 +23,7 @@ from services.reversi.bots import (
     RandomPlayer,
     make_player,
 )
+from services.reversi.evaluation import evaluate, neighbours
 from services.reversi.rules import (
     BLACK,
     FULL,
@@ -34,7 +35,7 @@ from services.reversi.rules import (
     opponent,
     square,
 )
-from services.reversi.search import Searcher, SearchTimeout, evaluate, neighbours, solve
+from services.reversi.search import Searcher, SearchTimeout, solve
 
 CORNERS = {square(0, 0), square(0, 7), square(7, 0), square(7, 7)}
 
