@@ -53,7 +53,7 @@ class Listening(BotAgent):
 def count_loop_passes_during_searches(server: FishNetServer, ticks: list[int]) -> list[int]:
     """Wrap the server's workers: for each search, how far ``ticks[0]`` moved meanwhile."""
     during: list[int] = []
-    run = server.workers.run
+    run = server.searches.workers.run
 
     async def counted(function: Any, *args: Any, timeout: float) -> Any:
         before = ticks[0]
@@ -61,7 +61,7 @@ def count_loop_passes_during_searches(server: FishNetServer, ticks: list[int]) -
         during.append(ticks[0] - before)
         return answer
 
-    server.workers.run = counted  # type: ignore[method-assign]
+    server.searches.workers.run = counted  # type: ignore[method-assign]
     return during
 
 
@@ -94,17 +94,17 @@ async def test_smarx_searches_in_a_worker_while_the_loop_keeps_running(
             agent = BotAgent(Passer())
             await play_one_game(server.address, "passer", "smarx", agent, timeout=WAIT)
             nursery.cancel_scope.cancel()
-        assert len(during) == server.workers.calls > 0  # every search went to a worker,
+        assert len(during) == server.searches.workers.calls > 0  # every search went to a worker,
         assert in_process == []  # none ran on the loop,
         assert max(during) > 0  # and the loop ran on meanwhile (a search on it: 0 each)
-        assert server.searches_failed == 0
+        assert server.searches.failed == 0
 
 
 async def test_a_game_with_searches_in_a_worker_is_the_game_played_in_one_process() -> None:
     async with running() as server:
         client = Listening(Passer())
         await play_one_game(server.address, "passer", "smarx", client, timeout=WAIT)
-        assert server.workers.calls > 0
+        assert server.searches.workers.calls > 0
         seed = server.reports[0].seed
     # The same deal and the same smarx, refereed in-process: smarx searches itself.
     heard: list[str] = []
@@ -128,7 +128,7 @@ async def test_a_search_past_its_deadline_falls_back_to_the_quick_rules_the_same
         async with running(config) as server:
             await play_one_game(server.address, "passer", "smarx", BotAgent(Passer()),
                                 timeout=WAIT)  # fmt: skip
-            assert server.searches_failed > 0 and server.workers.calls == 0
+            assert server.searches.failed > 0 and server.searches.workers.calls == 0
             assert server.reports[0].reason == "books"
         transcripts.append(_transcript(folder / "game-000001.jsonl"))
     assert transcripts[0] == transcripts[1]
@@ -138,7 +138,7 @@ async def test_a_search_past_its_deadline_falls_back_to_the_quick_rules_the_same
 async def test_the_workers_close_with_the_server() -> None:
     async with running() as server:
         await play_one_game(server.address, "passer", "smarx", BotAgent(Passer()), timeout=WAIT)
-        workers: Workers = server.workers
+        workers: Workers = server.searches.workers
         processes = [worker.process for worker in workers._idle]
         assert processes
     assert not workers._idle
