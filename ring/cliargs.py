@@ -8,6 +8,7 @@ line and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 MDNS_INTERFACE_HELP = "the one interface address to use mDNS on; 0.0.0.0: all"
 MAX_PER_ADDRESS_HELP = (
@@ -67,3 +68,25 @@ def count(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"expected a whole number (0 or more), got {text!r}")
     return int(text)
+
+
+_SAME_FOR_BOTH = ("action", "type", "choices", "nargs", "const")
+
+
+def add_renamed(
+    parser: argparse._ActionsContainer, flag: str, old: str, **kwargs: Any
+) -> argparse.Action:
+    """Add ``flag``, and ``old`` as its former spelling: the same dest, type and
+    choices, so old command lines keep working, but absent from ``--help``.
+
+    A required flag may be given in either spelling (not both): the two are
+    then a required group, whose error names only ``flag``.
+    """
+    required = kwargs.pop("required", False)
+    container = parser.add_mutually_exclusive_group(required=True) if required else parser
+    action = container.add_argument(flag, **kwargs)
+    same = {key: kwargs[key] for key in _SAME_FOR_BOTH if key in kwargs}
+    container.add_argument(
+        old, dest=action.dest, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **same
+    )
+    return action

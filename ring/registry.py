@@ -19,6 +19,7 @@ command line loads every declaration to build its help.
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,7 +27,10 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+import trio
+
 from ring import console
+from ring.net import DEFAULT_MAX_CONNECTIONS
 from ring.record import RecordHub
 
 SERVICE_GROUP = "cardring.services"
@@ -57,10 +61,38 @@ class ServeSettings:
     # (ring.seeds.keyed_seed), never in plain view, and print it nowhere.
     keyed: bool = False
     say: Callable[[str], None] = console.say  # a line for the operator; stdout may go away
+    # The time a player may take for one move (--move-time, else the service's
+    # own default; 0: no limit), in a service that times moves; None in others.
+    move_time: float | None = None
     # Every game's records go here (ring.record); ring serve gives all its
     # services one hub, so one subscriber (the live page) sees every game.
     # Each server subscribes its own transcript writer when ``transcripts``.
     hub: RecordHub = field(default_factory=RecordHub)
+
+    def server_kwargs(self, mdns_name: str) -> dict[str, Any]:
+        """What every server's config takes from ``ring serve``, as keyword arguments:
+        where to listen, the seed, the transcripts folder, the shared timeouts and
+        connection caps, and mDNS (``mdns_name``: the service's own instance name,
+        unless ``--name`` gives one)."""
+        options = self.options
+        return {
+            "host": self.host,
+            "port": self.port,
+            "seed": self.seed,
+            "keyed": self.keyed,
+            "transcripts": self.transcripts,
+            "idle_timeout": options.idle_timeout,
+            "wait_timeout": options.wait_timeout,
+            "max_connections": options.max_connections or DEFAULT_MAX_CONNECTIONS,
+            "max_per_address": options.max_per_address,
+            "advertise": self.advertise,
+            "mdns_interface": self.mdns_interface,
+            "mdns_name": options.name or mdns_name,
+        }
+
+    def reporter(self, service: str) -> Callable[[Any], None]:
+        """The operator's line for each game a server reports (``report.line``)."""
+        return lambda report: self.say(f"{service}: {report.line}")
 
 
 @dataclass(frozen=True)
@@ -82,11 +114,15 @@ class Service:
     way where its protocol has a way, and closes its transcripts.
     """
 
-    name: str  # the --NAME flag of ring serve, the mDNS kind and the transcripts folder
+    # The --NAME flag of ring serve, the transcripts folder, and the mDNS kind:
+    # the service is advertised as "_<name>._tcp.local." (ring.dnssd).
+    name: str
     default_port: int
-    mdns_type: str  # e.g. "_oldmaid._tcp.local."
     summary: str  # one line for --help
     serve: Callable[..., Awaitable[Any]]
+    # Seconds a player has for one move by default (ring serve --move-time);
+    # None: the service does not time single moves.
+    move_time: float | None = None
     add_options: Callable[[argparse._ArgumentGroup], None] = field(default=lambda group: None)
     bot: ClientCommand | None = None
     play: ClientCommand | None = None
@@ -143,3 +179,22 @@ def as_service_error(kind: type[BaseException], prefix: str = "") -> Iterator[No
         if failure is None:
             raise
         raise ServiceError(f"{prefix}{failure}") from None
+
+
+async def start_server(
+    serve: Callable[..., Awaitable[Any]],
+    config: Any,
+    error: type[BaseException],
+    *,
+    task_status: trio.TaskStatus[tuple[str, int]],
+    started: Callable[[Any], object] = lambda server: None,
+) -> None:
+    """A service's ``serve`` once its config is built: ``serve(config)`` in a nursery
+    of its own until cancelled, the server's "cannot run" ``error`` as
+    ``ServiceError``, and ``task_status`` told the address it listens on.
+    ``started`` is given the server (with its ``address``) before that."""
+    async with trio.open_nursery() as nursery:
+        with as_service_error(error):
+            server = await nursery.start(functools.partial(serve, config))
+        started(server)
+        task_status.started(server.address)

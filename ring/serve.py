@@ -100,6 +100,17 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
         type=cliargs.service_name,
         help="mDNS instance name, before a random id (default: each service's own)",
     )
+    timed = [f"{s.name} {s.move_time:g}" for s in services if s.move_time is not None]
+    if timed:
+        cliargs.add_renamed(
+            shared,
+            "--move-time",
+            "--move-timeout",  # FishNet's old name for it
+            type=cliargs.seconds,
+            metavar="SECONDS",
+            help="a player who has not moved this long after its turn came loses "
+            f"(default: {', '.join(timed)}; 0: no limit)",
+        )
     for service in services:
         service.add_options(serve.add_argument_group(f"{service.name} options"))
 
@@ -120,6 +131,9 @@ def settings_for(
 ) -> ServeSettings:
     port = getattr(args, service.name)
     folder = None if args.transcripts is None else Path(args.transcripts) / service.name
+    move_time = getattr(args, "move_time", None)
+    if move_time is None or service.move_time is None:
+        move_time = service.move_time
     return ServeSettings(
         host=args.host,
         port=service.default_port if port is None else port,
@@ -130,6 +144,7 @@ def settings_for(
         mdns_interface=args.mdns_interface,
         options=args,
         hub=hub or RecordHub(),
+        move_time=move_time,
     )
 
 

@@ -154,7 +154,7 @@ def serve_arguments(seed: int, transcripts: Path, options: Sequence[str] = ()) -
         "serve", "--host", "127.0.0.1", "--seed", str(seed), "--transcripts", str(transcripts),
         *(arg for name in SERVICES for arg in (f"--{name}", "0")),
         "--idle-timeout", str(IDLE_TIMEOUT), "--wait-timeout", str(WAIT_TIMEOUT),
-        "--move-time", str(MOVE_TIME), "--move-timeout", str(MOVE_TIME),
+        "--move-time", str(MOVE_TIME),
         "--time-budget", str(4 * MOVE_TIME), "--players", str(OLDMAID_PLAYERS),
         "--linger", "0.5", "--bot-moves", "first", *options,
     ]  # fmt: skip

@@ -43,8 +43,8 @@ class BotAgent:
 
 
 def game_seed(args: argparse.Namespace, game: int) -> str:
-    """Each game of a run its own seed: replayable from --seed, else from the handle."""
-    base = args.seed if args.seed is not None else args.handle
+    """Each game of a run its own seed: replayable from --seed, else from the --name."""
+    base = args.seed if args.seed is not None else args.name
     return f"{base}:{game}"
 
 
@@ -59,17 +59,17 @@ async def _run_bot(args: argparse.Namespace) -> int:
         agent = BotAgent.of_level(args.level, game_seed(args, game))
         try:
             end = await play_one_game(
-                args.server, args.handle, args.player, agent, timeout=args.timeout
+                args.server, args.name, args.seat, agent, timeout=args.timeout
             )
         except ClientError as exc:
-            print(f"{args.handle}: {exc}", file=sys.stderr, flush=True)
+            print(f"{args.name}: {exc}", file=sys.stderr, flush=True)
             return 1
         if end.won:
             won += 1
         else:
             lost += 1
-        print(result_line(args.handle, args.level, end), flush=True)
-    print(f"{args.handle}: {won} won, {lost} lost", flush=True)
+        print(result_line(args.name, args.level, end), flush=True)
+    print(f"{args.name}: {won} won, {lost} lost", flush=True)
     return 0
 
 

@@ -238,13 +238,11 @@ async def run_terminal(args: argparse.Namespace, agent: TerminalAgent | None = N
     agent = TerminalAgent(_stdin_line, sys.stdout) if agent is None else agent
     host, port = args.server
     agent.say(
-        f"asking {host}:{port} for seat {args.player} of a No Tipping game as {args.handle}; "
+        f"asking {host}:{port} for seat {args.seat} of a No Tipping game as {args.name}; "
         "it begins when both seats are taken ..."
     )
     try:
-        end = await play_one_game(
-            args.server, args.handle, args.player, agent, timeout=args.timeout
-        )
+        end = await play_one_game(args.server, args.name, args.seat, agent, timeout=args.timeout)
     except ClientError as exc:
         agent.say(f"game over: {exc}")
         return 1

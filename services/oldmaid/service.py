@@ -60,24 +60,13 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
 
     options = settings.options
     config = TableConfig(
+        **settings.server_kwargs("table"),
         players=options.players,
-        host=settings.host,
-        port=settings.port,
-        seed=settings.seed,
-        keyed=settings.keyed,
         start_after=options.start_after,
-        transcripts=settings.transcripts,
         games=None,
-        idle_timeout=options.idle_timeout,
-        wait_timeout=options.wait_timeout,
         turn_timeout=options.turn_timeout,
         linger=options.linger,
         last_pair_grace=options.last_pair_grace,
-        max_connections=options.max_connections or DEFAULT_MAX_CONNECTIONS,
-        max_per_address=options.max_per_address,
-        advertise=settings.advertise,
-        mdns_interface=settings.mdns_interface,
-        mdns_name=options.name or "table",
         on_end=lambda outcome: settings.say(f"oldmaid game {outcome.number}: {outcome.line}"),
     )
     with as_service_error(TableError):
@@ -163,7 +152,6 @@ def _run_table(args: argparse.Namespace) -> int:
 SERVICE = Service(
     name="oldmaid",
     default_port=DEFAULT_PORT,
-    mdns_type="_oldmaid._tcp.local.",
     summary="Old Maid tables (the ring's dealer and referee, game after game)",
     serve=_serve,
     add_options=_add_game_options,

@@ -64,7 +64,6 @@ async def _serve_echo(
 ECHO = Service(
     name="echo",
     default_port=7,
-    mdns_type="_echo._tcp.local.",
     summary="an echo service declared by a test",
     serve=_serve_echo,
     add_options=lambda group: group.add_argument("--echo-prefix", default=""),

@@ -23,7 +23,7 @@ def server(tmp_path: Path) -> Iterator[tuple[ChildProcess, str]]:
     """A FishNet server process on a free port; yields it and its HOST:PORT."""
     child = ChildProcess(
         "fishnet",
-        [*RING, "serve", "--fishnet", "0", "--seed", "11", "--move-timeout", "20"],
+        [*RING, "serve", "--fishnet", "0", "--seed", "11", "--move-time", "20"],
         tmp_path,
     )
     try:

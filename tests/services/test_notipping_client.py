@@ -341,8 +341,8 @@ async def test_a_server_that_closes_mid_game_is_one_clear_error() -> None:
 # -- the commands: ring bot notipping, ring play notipping ----------------------------------
 
 
-def client_args(address: tuple[str, int], handle: str, player: int, **more: object) -> Namespace:
-    return Namespace(server=address, handle=handle, player=player, timeout=WAIT, **more)
+def client_args(address: tuple[str, int], name: str, seat: int, **more: object) -> Namespace:
+    return Namespace(server=address, name=name, seat=seat, timeout=WAIT, **more)
 
 
 def typed(move: rules.Move) -> str:

@@ -537,11 +537,11 @@ async def test_the_ring_serve_declaration_maps_its_options() -> None:
         ["serve", "--max-weight", "11"],
         ["serve", "--max-weight", "0"],
         ["serve", "--time-budget", "-1"],
-        ["bot", "notipping", "--handle", "a b", "--player", "0", "--level", "solver"],
-        ["bot", "notipping", "--handle", "ann", "--player", "2", "--level", "solver"],
-        ["bot", "notipping", "--handle", "ann", "--player", "0", "--level", "deep"],
-        ["play", "notipping", "--handle", "ann"],
-        ["play", "notipping", "--player", "1"],
+        ["bot", "notipping", "--name", "a b", "--seat", "0", "--level", "solver"],
+        ["bot", "notipping", "--name", "ann", "--seat", "2", "--level", "solver"],
+        ["bot", "notipping", "--name", "ann", "--seat", "0", "--level", "deep"],
+        ["play", "notipping", "--name", "ann"],
+        ["play", "notipping", "--seat", "1"],
     ],
 )
 def test_bad_command_lines_are_refused(argv: list[str]) -> None:
@@ -551,17 +551,17 @@ def test_bad_command_lines_are_refused(argv: list[str]) -> None:
 
 def test_the_client_commands() -> None:
     parser = build_parser([SERVICE], [])
-    bot = parser.parse_args(["bot", "notipping", "--handle", "a.b-c_1", "--player", "1",
+    bot = parser.parse_args(["bot", "notipping", "--name", "a.b-c_1", "--seat", "1",
                              "--level", "greedy", "--games", "3", "--seed", "4"])  # fmt: skip
     assert (bot.command, bot.declared, bot.server) == ("bot", SERVICE.bot, ("127.0.0.1", 10987))
-    assert (bot.handle, bot.player, bot.level, bot.games, bot.seed) == (
+    assert (bot.name, bot.seat, bot.level, bot.games, bot.seed) == (
         "a.b-c_1",
         1,
         "greedy",
         3,
         4,
     )
-    play = parser.parse_args(["play", "notipping", "--handle", "ann", "--player", "0",
+    play = parser.parse_args(["play", "notipping", "--name", "ann", "--seat", "0",
                               "--server", "10.0.0.2:5000", "--timeout", "30"])  # fmt: skip
     assert (play.command, play.declared, play.server, play.timeout) == (
         "play",
