@@ -56,7 +56,9 @@ class Start(msgspec.Struct, tag="start", tag_field="event"):
     service: str  # "oldmaid", "fishnet", "reversi", "notipping", ...
     game: int  # the game's number within its server, from 1
     players: list[Player]
-    seed: int | None  # replays the game (--seed); None where nothing is random
+    # replays the game: a number, or text where the game names its seed so ("7:1", or 32 hex
+    # digits of a keyed seed: ring.seeds); None where nothing is random
+    seed: int | str | None
     options: dict[str, Any]  # the server options that decide the game (max_weight, ...)
 
 
@@ -117,7 +119,7 @@ class RecordHub:
         game: int,
         players: Iterable[Player],
         *,
-        seed: int | None = None,
+        seed: int | str | None = None,
         options: dict[str, Any] | None = None,
     ) -> GameRecorder:
         """Publish a game's ``start`` record and return the recorder for the rest of it."""

@@ -13,6 +13,7 @@ import random
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ import trio
 import trio.testing
 
 from ring.net import Refusal
+from ring.record import read_game
 from ring.registry import found_in
 from ring.sansio import NEED_DATA
 from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
@@ -328,19 +330,66 @@ async def test_a_waiting_player_may_not_fill_the_servers_memory(
     assert "sent over 4096 bytes before its game; closing" in capfd.readouterr().err
 
 
-async def test_a_stopped_server_records_the_games_it_closed(tmp_path: Any) -> None:
+async def test_a_stopped_server_records_the_games_it_closed(tmp_path: Path) -> None:
     async with trio.open_nursery() as nursery:
         config = ReversiConfig(port=0, seed=3, transcripts=tmp_path)
         server = await nursery.start(serve_reversi, config)
         clients = await pair(server)
         await clients[BLACK].board()
         nursery.cancel_scope.cancel()
-    from ring.events import read_events
-
-    records = read_events(tmp_path / "game-000001.jsonl")
-    assert records[-1]["event"] == "end" and records[-1]["reason"] == "the server shut down"
+    game = read_game(tmp_path / "game-000001.jsonl")
+    end = game.end
+    assert end is not None and end.reason == "the server shut down"
+    assert not (end.winners or end.losers or end.draw or end.culprit)  # no result
     for client in clients.values():
         assert isinstance(await client.message(), Closed)  # no W, no G: the handout has none
+
+
+async def test_a_board_result_names_the_winner_and_the_loser(tmp_path: Path) -> None:
+    start = _position({(1, 0): WHITE, (2, 0): BLACK}, BLACK)  # (0,0) ends it, 3 - 0
+    async with running(transcripts=tmp_path, start_position=start) as server:
+        clients = await pair(server)
+        await clients[BLACK].board()
+        await clients[BLACK].send(b"M00\n")
+        for client in clients.values():
+            await client.end()
+    game = read_game(tmp_path / "game-000001.jsonl")
+    black, white = (p.name for p in game.start.players)
+    assert [(p.colour, p.seat) for p in game.start.players] == [("black", None), ("white", None)]
+    assert {black, white} == {"ann", "bob"}
+    assert (game.start.service, game.start.game, game.start.seed) == ("reversi", 1, "3:1")
+    assert game.start.options == {"move_time": 30.0}
+    assert [(r["colour"], r["x"], r["y"]) for r in game.events("move")] == [("black", 0, 0)]
+    assert game.records[0] == {**game.records[0], "colour": "black", "dir": "out", "line": "U1"}
+    end = game.end
+    assert end is not None
+    assert (end.winners, end.losers, end.draw, end.culprit) == ([black], [white], False, None)
+    assert end.reason == "board" and end.details == {"black": 3, "white": 0}
+
+
+@pytest.mark.parametrize("fault", ["illegal", "leave"])
+async def test_a_forfeits_transcript_names_its_culprit(fault: str, tmp_path: Path) -> None:
+    async with running(transcripts=tmp_path, max_illegal=2) as server:
+        clients = await pair(server)
+        await clients[BLACK].board()
+        if fault == "illegal":
+            await clients[BLACK].send(b"M00\n")
+            await clients[BLACK].board()
+            await clients[BLACK].send(b"hello\n")
+            assert (await clients[BLACK].end())[0] == 0
+        else:
+            await clients[BLACK].stream.aclose()
+        assert (await clients[WHITE].end())[0] == 1
+    game = read_game(tmp_path / "game-000001.jsonl")
+    black, white = (p.name for p in game.start.players)
+    end = game.end
+    assert end is not None
+    assert (end.winners, end.losers, end.culprit, end.draw) == ([white], [black], black, False)
+    reason = "made 2 illegal moves in a row" if fault == "illegal" else "left the game"
+    assert end.reason == reason and end.details == {"black": 2, "white": 2}
+    if fault == "illegal":
+        attempts = [r.get("line", r.get("garbled")) for r in game.records if r.get("dir") == "in"]
+        assert attempts == ["M00", "hello"] and game.events("move") == []
 
 
 async def test_a_port_in_use_is_one_clear_error() -> None:
