@@ -45,8 +45,18 @@ def build_parser(
 
 def _add_peer(commands: argparse._SubParsersAction) -> None:
     peer = commands.add_parser("peer", help="join a table and play in the ring")
-    peer.add_argument("--nick", required=True, help="1-32 of A-Z a-z 0-9 _ -")
-    peer.add_argument(
+    # --name and --server as in every client (ring play, ring bot); --nick and
+    # --table, their old spellings, still work.
+    cliargs.add_renamed(
+        peer,
+        "--name",
+        "--nick",
+        required=True,
+        help="your name in the game (1-32 of A-Z a-z 0-9 _ -)",
+    )
+    cliargs.add_renamed(
+        peer,
+        "--server",
         "--table",
         type=cliargs.address,
         metavar="HOST:PORT",
@@ -56,7 +66,7 @@ def _add_peer(commands: argparse._SubParsersAction) -> None:
         "--table-name",
         type=cliargs.service_name,
         metavar="NAME",
-        help="without --table: join the table with this mDNS instance name (or name prefix)",
+        help="without --server: join the table with this mDNS instance name (or name prefix)",
     )
     peer.add_argument(
         "--mdns-interface",
@@ -69,7 +79,7 @@ def _add_peer(commands: argparse._SubParsersAction) -> None:
         type=cliargs.seconds,
         default=10.0,
         metavar="SECONDS",
-        help="without --table: longest wait for a waiting table to be found",
+        help="without --server: longest wait for a waiting table to be found",
     )
     peer.add_argument("--port", type=int, default=0, help="port for the right neighbour (0: any)")
     peer.add_argument(
@@ -185,8 +195,8 @@ def main(
     parser = build_parser(services, commands)
     args = parser.parse_args(argv)
     if args.command == "peer":
-        if args.table is not None and args.table_name is not None:
-            parser.error("--table-name chooses among tables found over mDNS: drop --table")
+        if args.server is not None and args.table_name is not None:
+            parser.error("--table-name chooses among tables found over mDNS: drop --server")
         from ring.oldmaid.peer import run as run_peer
 
         return run_peer(args)

@@ -6,7 +6,7 @@ re-exports the names and records of ``ring.dnssd`` and the advertising of
 ``ring.advertising``. Those and ``ring.mdns`` (the process's one Zeroconf)
 are the only modules that import zeroconf. Everything else imports this module
 lazily, inside the functions that discover or advertise, so a peer given
-``--table`` never pays for zeroconf's import or its sockets.
+``--server`` never pays for zeroconf's import or its sockets.
 
 Zeroconf runs its own asyncio loop in a thread. Its blocking calls go
 through ``trio.to_thread.run_sync`` and its browse callbacks come back into

@@ -184,8 +184,8 @@ class FaultGame:
         seeds = oldmaid_game.peer_seeds(self.seed, len(self.nicks))
         argv = [
             *processes.ring_command(), "peer",
-            "--nick", nick,
-            "--table", f"{self.host}:{self.port}",
+            "--name", nick,
+            "--server", f"{self.host}:{self.port}",
             "--host", HOST,
             "--seed", str(seeds[self.nicks.index(nick)]),
             "--events", str(self.event_logs[nick]),

@@ -3,7 +3,7 @@
 A ``netns.Lan`` gives three hosts on one bridged /24: the table runs on host
 a (``ring table --host 0.0.0.0``, which advertises itself over mDNS), and the
 peers are spread over hosts b and c. No peer is told where the table is: each
-runs ``ring peer`` without ``--table`` (nor ``--host``), so it must browse
+runs ``ring peer`` without ``--server`` (nor ``--host``), so it must browse
 for the table and listen on its own host's address, the one facing the table.
 
 The game is played and verified by ``scenarios.oldmaid_game`` and

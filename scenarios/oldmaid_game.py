@@ -86,7 +86,7 @@ def run_scenario(
     put before the command of the process of that name (say, ``ip netns exec
     NS``); the table listens on ``table_host``; ``table_args`` and
     ``peer_args`` are appended to the table's and each ``ring peer``'s
-    arguments; with ``discovery`` the peers get neither ``--table`` nor
+    arguments; with ``discovery`` the peers get neither ``--server`` nor
     ``--host``, so they find the table by mDNS and listen on the address
     facing it.
 
@@ -186,12 +186,12 @@ class Run:
         They join the ``table`` (HOST, PORT) and listen on loopback; with no
         ``table`` they find one by mDNS and listen on the address facing it.
         """
-        where = [] if table is None else ["--table", ":".join(table), "--host", HOST]
+        where = [] if table is None else ["--server", ":".join(table), "--host", HOST]
         for nick, peer_seed in zip(nicks, seeds, strict=True):
             argv = [
                 *ring,
                 "peer",
-                "--nick", nick,
+                "--name", nick,
                 *where,
                 "--seed", str(peer_seed),
                 "--events", str(event_logs[nick]),

@@ -369,8 +369,8 @@ def _first_error(group: BaseExceptionGroup) -> BaseException:
 
 def config_from_args(args: argparse.Namespace) -> PeerConfig:
     return PeerConfig(
-        nick=args.nick,
-        table=args.table,
+        nick=args.name,
+        table=args.server,
         host=args.host,
         port=args.port,
         seed=args.seed,

@@ -74,7 +74,7 @@ class TableSide:
         ``name`` is its instance name, or the part before its id; ``interface``
         None looks on every interface.
         """
-        # Imported here: a peer given --table never loads zeroconf.
+        # Imported here: a peer given --server never loads zeroconf.
         from ring.discovery import DiscoveryError, find_table, interfaces_for
 
         try:

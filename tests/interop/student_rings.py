@@ -125,7 +125,7 @@ def play(players: int, seed: int, flags: tuple[str, ...], workdir: Path) -> Ring
         # never block on a pipe that nobody reads while we wait for another.
         for i in range(players - 1):
             procs[f"p{i}"] = _start(
-                [str(RING), "peer", "--nick", f"p{i}", "--table", address,
+                [str(RING), "peer", "--name", f"p{i}", "--server", address,
                  "--seed", str(seed * 100 + i), "--events", str(workdir / f"p{i}.jsonl")],
                 workdir / f"p{i}",
             )  # fmt: skip

@@ -155,9 +155,9 @@ def run_game(kinds, table_seed, tmp_path, nicks=None):
                 cmd = [
                     str(RING),
                     "peer",
-                    "--nick",
+                    "--name",
                     nick,
-                    "--table",
+                    "--server",
                     addr,
                     "--seed",
                     str(peer_seed),

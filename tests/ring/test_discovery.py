@@ -209,7 +209,7 @@ def test_peers_without_table_find_it_and_play_a_whole_game() -> None:
     try:
         peers = [
             subprocess.Popen(
-                [*RING, "peer", "--nick", nick, *MDNS, "--table-name", f"game-{RUN}"],
+                [*RING, "peer", "--name", nick, *MDNS, "--table-name", f"game-{RUN}"],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -244,7 +244,7 @@ def test_table_name_chooses_and_discover_lists_both() -> None:
 
         peers = [
             subprocess.Popen(
-                [*RING, "peer", "--nick", nick, *MDNS, "--table-name", f"beta-{RUN}"],
+                [*RING, "peer", "--name", nick, *MDNS, "--table-name", f"beta-{RUN}"],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -275,7 +275,7 @@ def test_a_peer_given_table_never_imports_zeroconf() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    peer = ["peer", "--nick", "ann", "--table", f"127.0.0.1:{port}", "--timeout", "1"]
+    peer = ["peer", "--name", "ann", "--server", f"127.0.0.1:{port}", "--peer-timeout", "1"]
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "ring", *peer],
         capture_output=True,
@@ -288,7 +288,7 @@ def test_a_peer_given_table_never_imports_zeroconf() -> None:
 
 
 def test_a_peer_that_finds_no_table_says_so_in_one_line() -> None:
-    peer = ["peer", "--nick", "ann", *MDNS, "--table-name", "nosuch", "--discover-timeout", "0.5"]
+    peer = ["peer", "--name", "ann", *MDNS, "--table-name", "nosuch", "--discover-timeout", "0.5"]
     done = subprocess.run(
         [*RING, *peer],
         capture_output=True,

@@ -387,9 +387,9 @@ async def test_ring_serve_gives_its_per_address_cap_to_every_service(
         ["table", "--max-connections", "0"],
         ["table", "--max-connections", "-3"],
         ["table", "--max-per-address", "-1"],
-        ["peer", "--nick", "ann", "--max-connections", "0"],
-        ["peer", "--nick", "ann", "--max-connections", "-1"],
-        ["peer", "--nick", "ann", "--max-per-address", "many"],
+        ["peer", "--name", "ann", "--max-connections", "0"],
+        ["peer", "--name", "ann", "--max-connections", "-1"],
+        ["peer", "--name", "ann", "--max-per-address", "many"],
         ["serve", "--max-connections", "0"],
         ["serve", "--max-per-address", "-1"],
     ],
@@ -406,12 +406,12 @@ def test_the_caps_default_for_a_class_and_zero_turns_the_address_cap_off() -> No
     parser = build_parser()
     table = Config.from_args(parser.parse_args(["table"]))
     assert (table.max_connections, table.max_per_address) == (256, 16)
-    peer = config_from_args(parser.parse_args(["peer", "--nick", "ann"]))
+    peer = config_from_args(parser.parse_args(["peer", "--name", "ann"]))
     assert (peer.max_connections, peer.max_per_address) == (64, 16)
     serve_args = parser.parse_args(["serve"])
     assert (serve_args.max_connections, serve_args.max_per_address) == (None, 16)
     assert parser.parse_args(["serve", "--max-per-address", "0"]).max_per_address == 0
-    off = config_from_args(parser.parse_args(["peer", "--nick", "a", "--max-per-address", "0"]))
+    off = config_from_args(parser.parse_args(["peer", "--name", "a", "--max-per-address", "0"]))
     assert off.max_per_address == 0
 
 

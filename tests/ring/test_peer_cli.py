@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ring.cli import build_parser
+
 RING = [str(Path(sys.executable).with_name("ring"))]
 
 
@@ -22,7 +24,7 @@ def run_ring(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_unreachable_table_is_one_line_and_exit_1() -> None:
     port = free_port()
-    done = run_ring("peer", "--nick", "ann", "--table", f"127.0.0.1:{port}", "--timeout", "2")
+    done = run_ring("peer", "--name", "ann", "--server", f"127.0.0.1:{port}", "--peer-timeout", "2")
     assert done.returncode == 1
     assert done.stdout == ""
     lines = done.stderr.splitlines()
@@ -36,8 +38,9 @@ def test_table_that_speaks_garbage_is_one_line_and_exit_1() -> None:
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
+        where = f"127.0.0.1:{port}"
         peer = subprocess.Popen(
-            [*RING, "peer", "--nick", "ann", "--table", f"127.0.0.1:{port}", "--timeout", "5"],
+            [*RING, "peer", "--name", "ann", "--server", where, "--peer-timeout", "5"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -60,5 +63,15 @@ def test_table_that_speaks_garbage_is_one_line_and_exit_1() -> None:
 
 
 def test_bad_table_address_is_a_usage_error() -> None:
-    done = run_ring("peer", "--nick", "ann", "--table", "nowhere")
+    done = run_ring("peer", "--name", "ann", "--server", "nowhere")
     assert done.returncode == 2 and "expected HOST:PORT" in done.stderr
+
+
+def test_nick_and_table_are_hidden_old_spellings_of_name_and_server() -> None:
+    parser = build_parser([], [])
+    old = parser.parse_args(["peer", "--nick", "ann", "--table", "10.0.0.1:9898"])
+    new = parser.parse_args(["peer", "--name", "ann", "--server", "10.0.0.1:9898"])
+    assert old == new and (new.name, new.server) == ("ann", ("10.0.0.1", 9898))
+    shown = run_ring("peer", "--help").stdout
+    assert "--name NAME" in shown and "--server HOST:PORT" in shown
+    assert "--nick" not in shown and "--table " not in shown and "--table\n" not in shown

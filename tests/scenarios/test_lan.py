@@ -270,7 +270,7 @@ def test_lan_game_by_discovery_passes_every_check(default_lan_game: lan.LanResul
     # No peer was told where the table is.
     for nick in roles:
         argv = result.game.processes[nick].argv
-        assert "--table" not in argv and "--host" not in argv
+        assert "--server" not in argv and "--host" not in argv
     assert result.game.summary is not None and result.game.summary.skips >= 1
 
 

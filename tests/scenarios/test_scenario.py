@@ -117,7 +117,7 @@ def test_a_peer_without_an_event_log(tmp_path: Path) -> None:
     # Stands in for an independent interop peer: it plays but logs nothing,
     # so only the table-based checks and its neighbours' logs cover it.
     silent = [
-        *processes.ring_command(), "peer", "--nick", "silent", "--table", "{table}",
+        *processes.ring_command(), "peer", "--name", "silent", "--server", "{table}",
         "--host", "127.0.0.1", "--seed", "99",
     ]  # fmt: skip
     result = oldmaid_game.run_scenario(
