@@ -29,16 +29,13 @@ from ring.net import (
 )
 from ring.oldmaid.messages import error
 from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
+from ring.record import RecordHub, TranscriptFile, TranscriptFiles
 from ring.seeds import new_secret
 from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
 from ring.transport import Connection
 from services.oldmaid.referee import GameState
 from services.oldmaid.table_config import DEFAULT_PORT, TableConfig
-from services.oldmaid.table_game import (
-    SHUTDOWN_NOTICE_TIMEOUT,
-    GameOutcome,
-    Transcript,
-)
+from services.oldmaid.table_game import SHUTDOWN_NOTICE_TIMEOUT, GameOutcome
 from services.oldmaid.table_server import TableServer
 
 if TYPE_CHECKING:
@@ -76,6 +73,16 @@ def _seed_line(config: TableConfig) -> str:
         f"table seed {config.seed} (replay with --seed {config.seed}; whoever knows this "
         "seed can predict every deal)"
     )
+
+
+def _transcript_writer(config: TableConfig) -> TranscriptFile | TranscriptFiles | None:
+    """The subscriber that writes the games' records, as the config asks; OSError if it cannot."""
+    if config.transcript is not None:
+        return TranscriptFile(config.transcript, "oldmaid")
+    if config.transcripts is not None:
+        Path(config.transcripts).mkdir(parents=True, exist_ok=True)
+        return TranscriptFiles(config.transcripts, "oldmaid")
+    return None
 
 
 # -- entry points ---------------------------------------------------------------
@@ -122,13 +129,13 @@ async def serve_tables(
     seed = config.seed
     assert seed is not None
     try:
-        shared = Transcript(config.transcript) if config.transcript is not None else None
-        if config.transcripts is not None:
-            Path(config.transcripts).mkdir(parents=True, exist_ok=True)
+        writer = _transcript_writer(config)
     except OSError as exc:
         where = config.transcript or config.transcripts
         raise TableError(f"cannot write the transcript {where}: {exc}") from None
-    server = TableServer(config, seed, shared)
+    hub = config.hub or RecordHub()
+    unsubscribe = hub.subscribe(writer) if writer is not None else None
+    server = TableServer(config, seed, hub)
     failure: CannotListen | None = None
     try:
         async with trio.open_nursery() as nursery:
@@ -155,11 +162,10 @@ async def serve_tables(
                 failure = exc
             nursery.cancel_scope.cancel()
     finally:
-        if shared is not None:
-            shared.close()
-        for game in server.games:
-            if shared is None:
-                game.transcript.close()
+        server.record_ends()
+        if writer is not None and unsubscribe is not None:
+            unsubscribe()
+            writer.close()
     if failure is not None:
         raise TableError(str(failure))
     return [game.outcome() for game in server.games if game.ended.is_set()]

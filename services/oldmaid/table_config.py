@@ -6,9 +6,11 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ring.framing import DEFAULT_MAX_MESSAGE
 from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
+from ring.record import RecordHub
 from services.oldmaid.referee import MAX_PLAYERS, MIN_PLAYERS
 from services.oldmaid.table_game import GameOutcome
 
@@ -52,12 +54,26 @@ class TableConfig:
     mdns_name: str = "table"  # the instance is "<mdns_name>-<8 hex>"
     # Told how each game ended, as it ends (``ring serve`` prints it).
     on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
+    # Every game's records go here (ring.record); the transcript writer is one
+    # subscriber. None: the table makes its own.
+    hub: RecordHub | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise ValueError(f"an Old Maid game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
         if self.games is not None and self.games < 1:
             raise ValueError("a table plays at least one game")
+
+    def game_options(self) -> dict[str, Any]:
+        """The options that decide a game, for its ``start`` record: how many players it
+        waits for (and how long before it starts with fewer), and when it ends without
+        its last pairs or is aborted because nothing moves."""
+        return {
+            "players": self.players,
+            "start_after": self.start_after,
+            "last_pair_grace": self.last_pair_grace,
+            "turn_timeout": self.turn_timeout,
+        }
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> TableConfig:

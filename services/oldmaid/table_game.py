@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import trio
 
-from ring.events import EventLog
 from ring.oldmaid.messages import (
     Discard,
     Draw,
@@ -31,6 +30,7 @@ from ring.oldmaid.messages import (
     Reply,
     ok,
 )
+from ring.record import GameRecorder, Player, RecordHub
 from ring.seeds import keyed_seed
 from ring.transport import Connection
 from services.oldmaid.referee import (
@@ -65,24 +65,100 @@ def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-class Transcript:
-    """A transcript file: message and referee records (docs/logs.md).
+# What a game records while it forms is kept until its start (the ``start``
+# record names the players): at most this many join requests, and as many
+# other messages (so that a client polling status while the game forms does
+# not crowd out the joins); the rest are only counted, so a flood cannot grow
+# the table's memory.
+FORMING_RECORDS = 256
 
-    Each record is flushed at once: a transcript is read most when a game
-    went wrong, and then the table may well have been killed.
+
+class Transcript:
+    """One game's records (docs/logs.md), through the table's record hub (``ring.record``).
+
+    The envelope's ``start`` names the players, so nothing is published until
+    the game starts: what the game records while it forms (``listening``, the
+    joins, status requests of connections that have not joined) is kept here
+    and published right after ``start``, each record with its own earlier
+    ``t``. Referee records are always kept (a forming game makes at most two);
+    of the messages, ``limit`` join requests and ``limit`` others are kept, and
+    the rest counted in one ``dropped`` record, kept where the first of them
+    would have been. ``end`` closes the game's records.
     """
 
-    def __init__(self, path: str | Path | None) -> None:
-        self._log = EventLog(path, flush_each=True)
+    def __init__(
+        self,
+        hub: RecordHub,
+        number: int,
+        *,
+        seed: int,
+        options: dict[str, Any],
+        limit: int = FORMING_RECORDS,
+    ) -> None:
+        self._hub = hub
+        self._number = number
+        self._seed = seed
+        self._options = options
+        self._limit = limit
+        self._game: GameRecorder | None = None
+        self._forming: list[dict[str, Any]] = []
+        self._joins = self._others = 0  # messages kept while forming
+        self._dropped: dict[str, Any] | None = None  # the forming game's ``dropped`` record
+
+    @property
+    def started(self) -> bool:
+        """The ``start`` record is out: records now go straight to the hub."""
+        return self._game is not None
+
+    @property
+    def ended(self) -> bool:
+        return self._game is not None and self._game.ended
+
+    @property
+    def kept(self) -> int:
+        """How many records the forming game keeps for its start (the ``dropped`` one too)."""
+        return len(self._forming)
 
     def message(self, conn: int, peer: str, nick: str | None, direction: str, **body: Any) -> None:
-        self._log.record(conn=conn, peer=peer, nick=nick, dir=direction, **body)
+        fields = {"conn": conn, "peer": peer, "nick": nick, "dir": direction, **body}
+        if self._game is not None:
+            self._game.record(**fields)
+            return
+        msg = body.get("msg")
+        join = direction == "in" and isinstance(msg, dict) and msg.get("cmd") == "join"
+        if (self._joins if join else self._others) >= self._limit:
+            if self._dropped is None:
+                self._dropped = {"t": time.monotonic(), "event": "dropped", "count": 0}
+                self._forming.append(self._dropped)
+            self._dropped["count"] += 1
+            return
+        if join:
+            self._joins += 1
+        else:
+            self._others += 1
+        self._forming.append({"t": time.monotonic(), **fields})
 
     def referee(self, event: str, **fields: Any) -> None:
-        self._log.write(event, **fields)
+        if self._game is not None:
+            self._game.record(event=event, **fields)
+        else:
+            self._forming.append({"t": time.monotonic(), "event": event, **fields})
 
-    def close(self) -> None:
-        self._log.close()
+    def start(self, players: Iterable[Player]) -> None:
+        """Publish the ``start`` record, then what the game recorded while it formed."""
+        if self._game is not None:
+            return
+        self._game = self._hub.open_game(
+            "oldmaid", self._number, players, seed=self._seed, options=self._options
+        )
+        forming, self._forming, self._dropped = self._forming, [], None
+        for record in forming:
+            self._game.record(**record)
+
+    def end(self, reason: str, **result: Any) -> None:
+        """The game's last record (``GameRecorder.end``): nothing is recorded after it."""
+        assert self._game is not None, "end before start"
+        self._game.end(reason, **result)
 
 
 @dataclass(eq=False)
@@ -328,6 +404,8 @@ class Game:
     async def start(self) -> None:
         self._disarm_timer()
         seats = self.referee.start()
+        # The envelope's start, then the records kept while the game formed, then ``started``.
+        self.transcript.start(Player(seat.nick, seat=i) for i, seat in enumerate(seats))
         self.record_decisions()
         self.started.set()
         self._on_change()
@@ -390,6 +468,36 @@ class Game:
             if not self._seated.is_set():
                 self._seated.set()  # no join reply will be written now
             await self.announce_end()
+
+    def record_end(self) -> None:
+        """Close the game's records with ``end``: its result as the referee decided it.
+
+        Called once its players have gone (or ``linger`` passed), so that the
+        game-over notices and any request after the end are among its records;
+        and for every game when the table stops. A game that never started
+        (the table stopped while it formed) gets its ``start`` here, naming
+        whoever had joined, without seats.
+        """
+        if self.transcript.ended:
+            return
+        referee = self.referee
+        if not self.transcript.started:
+            self.transcript.start(Player(nick) for nick in referee.joined)
+        if referee.state is GameState.OVER and referee.loser is not None:
+            undiscarded = referee.undiscarded_pairs
+            reason = f"{referee.loser} was left holding the Old Maid"
+            if undiscarded:
+                reason += f" ({_pairs(undiscarded)} never discarded)"
+            self.transcript.end(
+                reason,
+                winners=referee.out,  # in the order they went out: the first is the winner
+                losers=[referee.loser],
+                details={"undiscarded": undiscarded},
+            )
+        elif referee.state is GameState.ABORTED:
+            self.transcript.end(referee.reason or "aborted", culprit=referee.culprit)
+        else:
+            self.transcript.end("the table shut down")
 
     async def close_when_gone(self, linger: float) -> None:
         """After the end: wait for the players to leave, at most ``linger``, then close them."""

@@ -24,7 +24,6 @@ import math
 import sys
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -39,6 +38,7 @@ from ring.oldmaid.messages import (
     error,
 )
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
+from ring.record import RecordHub
 from ring.transport import Connection, plain_ip
 from services.oldmaid.referee import (
     Address,
@@ -61,15 +61,15 @@ if TYPE_CHECKING:
 class TableServer:
     """The connections of one table, and its games: the one forming and those under way."""
 
-    def __init__(self, config: TableConfig, seed: int, transcript: Transcript | None) -> None:
+    def __init__(self, config: TableConfig, seed: int, hub: RecordHub) -> None:
         self.config = config
         self.seed = seed
+        self.hub = hub  # every game's records (ring.record); the transcript writer subscribes
         self.address: tuple[str, int] | None = None
         self.nursery: trio.Nursery | None = None
         self.games: list[Game] = []  # every game so far, in the order they formed
         self.all_ended = trio.Event()  # as many games as config.games have ended
         self.advertiser: Advertiser | None = None  # set while advertised over mDNS
-        self._shared_transcript = transcript  # --transcript FILE: every game in one file
         self._numbers = itertools.count(1)
         self._finished = 0  # games ended whose players have gone (or lingered too long)
 
@@ -83,32 +83,24 @@ class TableServer:
         config = self.config
         number = len(self.games) + 1
         seed = game_seed(self.seed, number, keyed=self.config.keyed)
-        transcript = self._shared_transcript
-        if transcript is None:
-            transcript = Transcript(self._transcript_path(number))
         game = Game(
             number,
             seed,
             config.players,
-            transcript,
+            Transcript(self.hub, number, seed=seed, options=config.game_options()),
             nursery=self.nursery,
             start_after=config.start_after,
             last_pair_grace=config.last_pair_grace,
             on_change=self._game_changed,
             turn_timeout=config.turn_timeout,
         )
-        if self._shared_transcript is None or number == 1:
-            host, port = self.address
-            game.transcript.referee(
-                "listening", host=host, port=port, players=config.players, seed=seed, game=number
-            )
+        host, port = self.address
+        game.transcript.referee(
+            "listening", host=host, port=port, players=config.players, seed=seed, game=number
+        )
         self.games.append(game)
         self.nursery.start_soon(self._finish, game)
         return game
-
-    def _transcript_path(self, number: int) -> Path | None:
-        folder = self.config.transcripts
-        return None if folder is None else Path(folder) / f"game-{number:06d}.jsonl"
 
     def _game_changed(self) -> None:
         forming = self.forming
@@ -124,8 +116,7 @@ class TableServer:
         if self.config.on_end is not None:
             self.config.on_end(game.outcome())
         await game.close_when_gone(self.config.linger)
-        if self._shared_transcript is None:
-            game.transcript.close()
+        game.record_end()
         self._finished += 1
         if self.config.games is not None and self._finished >= self.config.games:
             self.all_ended.set()
@@ -301,6 +292,11 @@ class TableServer:
         """Abort every game still forming or under way, and tell their watchers."""
         for game in self.games:
             await game.shut_down()
+
+    def record_ends(self) -> None:
+        """The table has stopped: close every game's records that are still open."""
+        for game in self.games:
+            game.record_end()
 
     # -- mDNS ---------------------------------------------------------------
 

@@ -22,8 +22,8 @@ import trio
 
 from ring.cli import build_parser
 from ring.discovery import discover, start_advertising
-from ring.events import read_events
 from ring.net import serve
+from ring.record import read_game
 from ring.registry import ServeSettings, Service, declared_services
 from ring.serve import chosen_services, serve_all, settings_for
 from scenarios.processes import ChildProcess
@@ -173,9 +173,10 @@ def test_ring_serve_runs_both_tables_and_a_stop_tells_the_games(
         fisher.close()
         assert (dealt + rest).splitlines()[-1] == b"error server_shutting_down", dealt + rest
         assert child.stdout[-1] == "ring serve stopped"
-        game = read_events(transcripts / "oldmaid" / "game-000001.jsonl")
-        assert [r["event"] for r in game if "event" in r][-1] == "aborted"
-        assert game[0]["seed"] == 9  # the first game of the table has the shared seed
+        game = read_game(transcripts / "oldmaid" / "game-000001.jsonl")
+        assert [r["event"] for r in game.records if "event" in r][-1] == "aborted"
+        assert game.end is not None and game.end.reason == "the table shut down"
+        assert game.start.seed == 9  # the first game of the table has the shared seed
     finally:
         child.kill()
 

@@ -28,12 +28,12 @@ import trio.testing
 from ring.cli import build_parser
 from ring.events import read_events
 from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
+from ring.record import Player, RecordHub, TranscriptFile, read_game
 from ring.registry import declared_services
 from ring.serve import settings_for
 from services.oldmaid import table as table_module
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, TableServer, serve_tables
-from services.oldmaid.table_game import Transcript
 
 TIMEOUT = 5.0
 ROOT = Path(__file__).resolve().parents[2]
@@ -630,6 +630,10 @@ async def test_a_game_decided_without_its_last_pair_ends_after_the_grace(
     )
     over = [r for r in read_events(transcript) if r.get("event") == "over"]
     assert [(r["loser"], r["undiscarded"]) for r in over] == [(g.seats[0], 1)]
+    end = read_game(transcript).end
+    assert end is not None and (end.winners, end.losers) == ([g.seats[1]], [g.seats[0]])
+    assert end.reason == f"{g.seats[0]} was left holding the Old Maid (1 pair never discarded)"
+    assert end.details == {"undiscarded": 1}
 
 
 async def test_the_last_pair_within_the_grace_ends_the_game_as_usual() -> None:
@@ -864,15 +868,28 @@ async def test_a_whole_game(players: int, seed: int, tmp_path: Path) -> None:
     assert (outcome.state, outcome.loser) == (GameState.OVER, loser)
     assert list(outcome.out) == driver.went_out
     assert outcome.line == f"game over: loser {loser}; out: {', '.join(driver.went_out)}"
-    check_transcript(read_events(transcript), g, loser, driver.went_out)
+    check_transcript(transcript, g, loser, driver.went_out)
 
 
-def check_transcript(
-    records: list[dict[str, Any]], g: Game, loser: str, went_out: list[str]
-) -> None:
+def check_transcript(path: Path, g: Game, loser: str, went_out: list[str]) -> None:
+    game = read_game(path)  # one game: start, its own records, end (ring.record)
+    start, records, end = game.start, game.records, game.end
+    config = g.running.config
+    assert (start.service, start.game, start.seed) == ("oldmaid", 1, config.seed)
+    assert start.players == [Player(nick, seat=seat) for seat, nick in enumerate(g.seats)]
+    assert start.options == config.game_options()
+    assert end is not None and end.reason == f"{loser} was left holding the Old Maid"
+    assert (end.winners, end.losers, end.draw, end.culprit) == (went_out, [loser], False, None)
+    assert end.details == {"undiscarded": 0}
     referee = [r for r in records if "event" in r]
     messages = [r for r in records if "dir" in r]
     assert len(referee) + len(messages) == len(records)
+    # What the game recorded while it formed follows start, with its own earlier t.
+    forming = records[: records.index(referee[1])]
+    kinds = [r.get("event") or r["msg"]["cmd"] for r in forming]
+    assert kinds == ["listening", *["join"] * len(g.seats)]
+    assert all(r["t"] <= start.t <= referee[1]["t"] for r in forming)
+    assert end.t >= records[-1]["t"]
     assert referee[0]["event"] == "listening"
     assert referee[0]["port"] == g.running.port and referee[0]["seed"] == g.running.config.seed
     assert referee[1] == {
@@ -914,12 +931,15 @@ async def test_the_transcript_records_invalid_input(tmp_path: Path) -> None:
         await client.send_bytes(b"garbage\n")
         await client.reply()
         await client.aclose()
-    records = read_events(transcript)
+    game = read_game(transcript)  # the table stopped while it formed: no one joined
+    records = game.records
     assert records[0]["event"] == "listening"
     assert records[1]["conn"] == 1 and records[1]["nick"] is None
     assert records[1]["invalid"] == "not a JSON object"
     assert records[1]["peer"] == f"127.0.0.1:{port}"
     assert records[2]["msg"] == {"result": "error", "message": "not a JSON object"}
+    assert game.players == [] and game.end is not None
+    assert (game.end.reason, game.end.winners, game.end.losers) == ("the table shut down", [], [])
 
 
 # -- the command line ---------------------------------------------------------------
@@ -1037,7 +1057,14 @@ async def test_three_games_at_once_each_with_its_own_seed_status_and_transcript(
     seeds = [o.seed for o in outcomes]
     assert seeds[0] == 40 and len(set(seeds)) == 3  # the first game keeps the table's seed
     for number, outcome in enumerate(outcomes, 1):
-        records = read_events(folder / f"game-{number:06d}.jsonl")
+        game = read_game(folder / f"game-{number:06d}.jsonl")
+        assert (game.start.game, game.start.seed, game.players) == (
+            number,
+            outcome.seed,
+            list(outcome.players),
+        )
+        assert game.end is not None and game.end.losers == [outcome.loser]
+        records = game.records
         assert records[0]["event"] == "listening"
         assert (records[0]["game"], records[0]["seed"]) == (number, outcome.seed)
         started = next(r for r in records if r.get("event") == "started")
@@ -1144,8 +1171,11 @@ async def table_in_memory(
     transcript: Path | None = None, **settings: Any
 ) -> AsyncIterator[MemoryTable]:
     config = TableConfig(**{"players": 2, "seed": 7, "linger": 2.0, **settings})
-    shared = Transcript(transcript) if transcript is not None else None
-    server = TableServer(config, config.seed or 0, shared)
+    hub = RecordHub()
+    writer = TranscriptFile(transcript, "oldmaid") if transcript is not None else None
+    if writer is not None:
+        hub.subscribe(writer)
+    server = TableServer(config, config.seed or 0, hub)
     try:
         async with trio.open_nursery() as nursery:
             server.nursery, server.address = nursery, ("127.0.0.1", 0)
@@ -1153,8 +1183,9 @@ async def table_in_memory(
             yield MemoryTable(server, nursery)
             nursery.cancel_scope.cancel()
     finally:
-        if shared is not None:
-            shared.close()
+        server.record_ends()
+        if writer is not None:
+            writer.close()
 
 
 def aborted(reason: str) -> dict[str, Any]:
