@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ring.oldmaid.cards import Card, full_deck, split_pairs
+from ring.record import SCHEMA_VERSION, games_of
 from scenarios import verify
 from scenarios.verify import GameRecords
 
@@ -192,6 +193,20 @@ class _Game:
     def play(self) -> GameRecords:
         players = len(self.seats)
         self.table("listening", host="127.0.0.1", port=9898, players=players, seed=self.seed)
+        # The envelope (ring.record): start first, before the records the game
+        # made while it formed (which keep their earlier t), and end last. Their
+        # times draw nothing from the game's random stream.
+        start = {
+            "t": self.now + 1e-6,
+            "event": "start",
+            "version": SCHEMA_VERSION,
+            "service": "oldmaid",
+            "game": 1,
+            "players": [{"name": nick, "seat": seat} for seat, nick in enumerate(self.seats)],
+            "seed": self.seed,
+            "options": {"players": players},
+        }
+        self.transcript.insert(0, start)
         addresses = [["127.0.0.1", 41000 + seat] for seat in range(players)]
         self.table("started", players=list(self.seats), addresses=addresses)
         for seat, nick in enumerate(self.seats):
@@ -215,6 +230,17 @@ class _Game:
                 line = f"out {_ordinal(over['out'].index(nick) + 1)} of {players}"
             self.log(nick, "exit", code=0, line=line)
             lines[nick] = [line]
+        end = {
+            "t": self.now + 1e-6,
+            "event": "end",
+            "reason": f"{over['loser']} was left holding the Old Maid",
+            "winners": over["out"],
+            "losers": [over["loser"]],
+            "draw": False,
+            "culprit": None,
+            "details": {"undiscarded": 0},
+        }
+        self.transcript.append(end)
         exits: dict[str, int | None] = {"table": 0, **dict.fromkeys(self.seats, 0)}
         return GameRecords(self.transcript, self.events, exits, lines)
 
@@ -267,6 +293,10 @@ def test_clean_game_passes_every_check(game: GameRecords) -> None:
     assert summary.offers + summary.passes == len(summary.handoffs)
     assert len(summary.durations) == len(summary.handoffs)
     assert all(d > 0 for d in summary.durations)
+    # The simulated transcript is one game in the envelope, as the table writes it.
+    (recorded,) = games_of(game.transcript)
+    assert recorded.players == summary.seats
+    assert recorded.end is not None and recorded.end.losers == [summary.loser]
 
 
 @settings(max_examples=150, derandomize=True, deadline=None)
@@ -511,8 +541,8 @@ def test_malformed_records_fail_instead_of_crashing() -> None:
         for event in log:
             if event["event"] == "skip":
                 del event["over"]
-    del records.transcript[-1]["t"]
-    del records.transcript[1]["players"]
+    del records.transcript[-2]["t"]  # the last before the end
+    del records.transcript[2]["players"]  # started
     for log in records.events.values():
         del log[0]["players"]
     results = verify.verify(records)
