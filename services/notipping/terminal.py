@@ -138,10 +138,15 @@ def parse_input(text: str, phase: str) -> Typed | Unreadable:
     return Unreadable(f"{text.strip()!r} is not a move (h for help)")
 
 
-def describe_move(move: rules.Move) -> str:
+def describe_move(move: rules.Move, before: rules.Game | None = None) -> str:
+    """``added 3 kg at -2`` or ``removed 5 kg from 4``: ``before`` is the board the
+    move was made on, which holds the weight a removal took away."""
     if isinstance(move, rules.Add):
-        return f"placed {move.weight} at {move.position}"
-    return f"removed the block at {move.position}"
+        return f"added {move.weight} kg at {move.position}"
+    weight = before.weight_at(move.position) if before is not None else 0
+    if not weight:
+        return f"removed the block at {move.position}"
+    return f"removed {weight} kg from {move.position}"
 
 
 def describe(end: GameEnd) -> str:
@@ -152,9 +157,10 @@ def describe(end: GameEnd) -> str:
         return "game over: you lost: the server answered INVALID (a move refused, or time spent)"
     board = end.last_board()
     if end.last_move is not None and board is not None and board.loser == end.player:
+        before = None if end.last_view is None else end.last_view.game
+        move = describe_move(end.last_move, before)
         return (
-            f"{draw(board, end.player)}\n"
-            f"game over: you lost: your move ({describe_move(end.last_move)}) tipped the board"
+            f"{draw(board, end.player)}\ngame over: you lost: your move ({move}) tipped the board"
         )
     return "game over: you lost (the server's verdict, without a tipping move of yours)"
 
@@ -166,6 +172,7 @@ class TerminalAgent:
         self.read_line = read_line
         self.out = out
         self.view: View | None = None  # the position a move is being asked for
+        self.sent: rules.Move | None = None  # our answer to it
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -178,11 +185,12 @@ class TerminalAgent:
         )
 
     async def move(self, view: View) -> rules.Move:
+        before = self._board_they_moved_on()
         self.view = view
         game = view.game
         self.say("")
         if view.their_move is not None:
-            self.say(f"your opponent {describe_move(view.their_move)}")
+            self.say(f"opponent {describe_move(view.their_move, before)}")
         self.say(draw(game, view.player))
         if game.phase == rules.ADD:
             self.say(f"round {view.round}, your move: a weight and a position, e.g. 3 -2")
@@ -198,8 +206,18 @@ class TerminalAgent:
             if game.tips_after(move) and not await self._confirmed():
                 self.say("not played: your move")
                 continue
-            self.say(f"you {describe_move(move)}; waiting for your opponent ...")
+            self.say(f"you {describe_move(move, game)}; waiting for your opponent ...")
+            self.sent = move
             return move
+
+    def _board_they_moved_on(self) -> rules.Game | None:
+        """The board after our last move, on which the opponent then moved."""
+        if self.view is None or self.sent is None:
+            return None
+        try:
+            return self.view.game.play(self.sent)
+        except rules.InvalidMove:
+            return None
 
     async def _typed_move(self, phase: str) -> rules.Move:
         while True:

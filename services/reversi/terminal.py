@@ -4,7 +4,9 @@ The board is drawn as the handout sees it, (0,0) bottom left, x across and y
 up, with the usual names beside (columns a-h from x, rows 1-8 from y + 1);
 legal moves are marked, and a move is typed either way: ``3 4``, ``34`` or
 ``M34`` (x, y, as on the wire), or ``d5``. Nothing illegal is sent: the
-client checks the move against the rules first.
+client checks the move against the rules first. The opponent's moves are
+said in both namings (``opponent played c3 (2,2)``), worked out from the
+board the server sends, which is all the protocol tells of them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from services.reversi.conversation import (
     GameEnd,
     play_one_game,
 )
-from services.reversi.rules import BLACK, WHITE, Position, iter_squares
+from services.reversi.rules import BLACK, WHITE, Position, coordinates, iter_squares
 
 SYMBOLS = {BLACK: "X", WHITE: "O"}
 _HANDOUT = re.compile(r"^m?\s*([0-7])\s*,?\s*([0-7])$")
@@ -38,6 +40,43 @@ def parse_move(text: str) -> tuple[int, int] | None:
     if match := _USUAL.match(text):
         return ord(match[1]) - ord("a"), int(match[2]) - 1
     return None
+
+
+def square_name(sq: int) -> str:
+    """``c3 (2,2)``: the usual name, then (x,y) as the handout and the wire have it."""
+    x, y = coordinates(sq)
+    return f"{'abcdefgh'[x]}{y + 1} ({x},{y})"
+
+
+def their_moves(before: Position, now: Position) -> list[int] | None:
+    """The opponent's moves from ``before`` (the board after our move, or the start)
+    to ``now`` (the next board we are sent), in order: one; none when they had no
+    move and passed; several when we had none between them. None if no moves of
+    theirs lead there (the board is not one the rules explain)."""
+    us = now.to_move
+    target = (now.black, now.white)
+    placed = (now.black | now.white) & ~(before.black | before.white)
+
+    def search(position: Position) -> list[int] | None:
+        if (position.black, position.white) == target:
+            return []
+        if position.to_move == us or position.over:
+            return None
+        for sq in iter_squares(position.legal_moves() & placed):
+            rest = search(position.play(sq))
+            if rest is not None:
+                return [sq, *rest]
+        return None
+
+    return search(before)
+
+
+def describe_theirs(moves: list[int]) -> str:
+    """What the opponent did since our move, for the person at the terminal."""
+    if not moves:
+        return "opponent had no legal move and passed: your move again"
+    names = [square_name(sq) for sq in moves]
+    return "opponent played " + ", then (you had no move) ".join(names)
 
 
 def draw(position: Position, colour: int) -> str:
@@ -60,18 +99,26 @@ class TerminalAgent:
         self.read_line = read_line
         self.out = out
         self.colour = BLACK
+        # The board the opponent moves on next: the start (when it moves first),
+        # then the board after each of our moves; None before White's first.
+        self.before: Position | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
     async def started(self, colour: int) -> None:
         self.colour = colour
+        self.before = Position.start() if colour == WHITE else None
         first = "you move first" if colour == BLACK else "your opponent moves first"
         self.say(f"you play {COLOUR_WORDS[colour]} ({SYMBOLS[colour]}); {first}")
 
     async def move(self, position: Position) -> tuple[int, int]:
         theirs = WHITE if self.colour == BLACK else BLACK
         self.say("")
+        if self.before is not None:
+            moves = their_moves(self.before, position)
+            if moves is not None:
+                self.say(describe_theirs(moves))
         self.say(draw(position, self.colour))
         self.say(
             f"discs: you {position.count(self.colour)}, opponent {position.count(theirs)}; "
@@ -93,6 +140,7 @@ class TerminalAgent:
             if not position.is_legal(x * 8 + y):
                 self.say(f"({x},{y}) is not a legal move here: choose a square marked *")
                 continue
+            self.before = position.play(x * 8 + y)
             return move
 
 

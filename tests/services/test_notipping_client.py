@@ -185,7 +185,7 @@ async def test_the_terminal_checks_a_move_before_sending_and_warns_of_a_tip() ->
     assert await agent.move(view) == rules.Add(7, 10)
     said = out.getvalue()
     assert "game 3 begins: you are player 1 (your opponent moves first)" in said
-    assert "your opponent placed 2 at -2" in said
+    assert "opponent added 2 kg at -2" in said
     assert "'zz' is not a number" in said
     assert "sum of w*(x+3)" in said  # the help
     assert "weights are still being placed" in said  # "-2" in the add phase
@@ -193,7 +193,22 @@ async def test_the_terminal_checks_a_move_before_sending_and_warns_of_a_tip() ->
     assert "there is no weight 9 (1..7): not sent" in said
     assert said.count("that move tips the board: you lose. Play it anyway? [y/N]") == 2
     assert "not played: your move" in said
-    assert "you placed 7 at 10; waiting for your opponent" in said
+    assert "you added 7 kg at 10; waiting for your opponent" in said
+
+
+async def test_the_terminal_says_what_the_opponent_removed_and_its_weight() -> None:
+    placed = played(rules.Add(1, -9), rules.Add(1, -3), rules.Add(2, -2), rules.Add(2, -1),
+                    max_weight=2)  # fmt: skip
+    out = io.StringIO()
+    agent = TerminalAgent(scripted("-9", "-2", "y"), out)  # -2 then tips: confirmed
+    assert await agent.move(View(placed, 0, 1, 3, rules.Add(2, -1))) == rules.Remove(-9)
+    theirs = placed.play(rules.Remove(-9)).play(rules.Remove(-4))  # the initial 3 kg
+    assert await agent.move(View(theirs, 0, 1, 4, rules.Remove(-4))) == rules.Remove(-2)
+    said = out.getvalue().splitlines()
+    assert "opponent added 2 kg at -1" in said
+    assert "you removed 1 kg from -9; waiting for your opponent ..." in said
+    assert "opponent removed 3 kg from -4" in said
+    assert said.index("opponent removed 3 kg from -4") > said.index("opponent added 2 kg at -1")
 
 
 async def test_quitting_or_the_end_of_input_leaves_the_game() -> None:
@@ -209,7 +224,7 @@ def test_the_end_is_told_with_the_tipping_move_drawn() -> None:
     view = View(game, 0, 5, 3)
     tipped = GameEnd("lost", False, view, 2, 0, 5, rules.Remove(-4))
     text = describe(tipped)
-    assert "you lost: your move (removed the block at -4) tipped the board" in text
+    assert "you lost: your move (removed 3 kg from -4) tipped the board" in text
     assert "TIPPED" in text
     assert "you won" in describe(GameEnd("won", False, view, 2, 0, 5, rules.Remove(-2)))
     assert "answered INVALID" in describe(GameEnd("lost", True, view, 2, 0, 5, None))
@@ -397,7 +412,7 @@ async def test_a_person_at_the_terminal_plays_a_whole_game_against_a_bot() -> No
     assert " position -10 -9" in said and "   blocks " in said
     assert "'zz' is not a number" in said and "sum of w*(x+3)" in said
     assert "that move tips the board: you lose. Play it anyway? [y/N]" in said
-    assert "your opponent placed" in said
+    assert "\nopponent added " in said
     [bot_end] = ends
     [report] = server.reports
     mine = "you won" if report.winner == 0 else "you lost"

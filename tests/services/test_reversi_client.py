@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -15,9 +16,16 @@ import trio
 from scenarios.processes import ChildProcess
 from services.reversi.client import BotAgent
 from services.reversi.conversation import ClientError, play_one_game
-from services.reversi.rules import BLACK, Position
+from services.reversi.rules import BLACK, WHITE, Position, iter_squares, square
 from services.reversi.server import ReversiConfig, ReversiServer, serve_reversi
-from services.reversi.terminal import TerminalAgent, describe, draw, parse_move
+from services.reversi.terminal import (
+    TerminalAgent,
+    describe,
+    describe_theirs,
+    draw,
+    parse_move,
+    their_moves,
+)
 
 RING = [sys.executable, "-m", "ring"]
 WAIT = 30.0
@@ -67,6 +75,67 @@ async def test_the_terminal_refuses_what_is_not_a_legal_square_before_sending() 
     said = out.getvalue()
     assert "not a square: 'zz'" in said and "(0,0) is not a legal move" in said
     assert "x then y" in said  # the help
+
+
+def as_sent(position: Position, to: int) -> Position:
+    """``position`` as a board message shows it to ``to``: the digits, and ``to`` to move."""
+    return Position(position.black, position.white, to)
+
+
+def a_pass_between(seed: int) -> tuple[Position, int, int, Position] | None:
+    """From a seeded random game: a board, the two moves its player made in a row
+    (the other having none between), and the board after them; None if none came."""
+    rng = random.Random(seed)
+    position = Position.start()
+    while not position.over:
+        first = rng.choice(list(iter_squares(position.legal_moves())))
+        between = position.play(first)
+        if between.to_move == position.to_move and not between.over:
+            second = rng.choice(list(iter_squares(between.legal_moves())))
+            after = between.play(second)
+            if after.to_move != position.to_move:
+                return position, first, second, after
+        position = between
+    return None
+
+
+def test_the_opponents_moves_are_worked_out_from_the_boards() -> None:
+    start = Position.start()
+    d3 = square(3, 2)
+    assert their_moves(start, as_sent(start.play(d3), WHITE)) == [d3]
+    assert describe_theirs([d3]) == "opponent played d3 (3,2)"
+    # The opponent had no move: the board after ours comes back unchanged.
+    assert their_moves(start.play(d3), as_sent(start.play(d3), WHITE)) == []
+    assert "passed" in describe_theirs([])
+    # Two moves in a row, ours skipped between them: both, in order.
+    before, first, second, after = next(
+        found for seed in range(200) if (found := a_pass_between(seed)) is not None
+    )
+    us = WHITE if before.to_move == BLACK else BLACK
+    assert their_moves(before, as_sent(after, us)) == [first, second]
+    told = describe_theirs([first, second])
+    assert told.startswith("opponent played ") and ", then (you had no move) " in told
+    # A board no moves of theirs lead to (our move refused, say) is not explained.
+    assert their_moves(start.play(d3), as_sent(start, WHITE)) is None
+
+
+async def test_the_terminal_says_what_the_opponent_played() -> None:
+    black_d3 = Position.start().play(square(3, 2))
+    ours = black_d3.play(square(2, 2))  # White's c3
+    black_b3 = ours.play(square(1, 2))
+    reply = next(iter_squares(black_b3.legal_moves()))
+    typed = iter(["c3\n", f"{reply // 8} {reply % 8}\n"])
+
+    async def read_line() -> str | None:
+        return next(typed, None)
+
+    out = io.StringIO()
+    agent = TerminalAgent(read_line, out)
+    await agent.started(WHITE)
+    assert await agent.move(as_sent(black_d3, WHITE)) == (2, 2)
+    await agent.move(as_sent(black_b3, WHITE))
+    said = [line for line in out.getvalue().splitlines() if line.startswith("opponent ")]
+    assert said == ["opponent played d3 (3,2)", "opponent played b3 (1,2)"]
 
 
 async def test_two_bots_play_a_whole_game_and_agree_on_the_result() -> None:
