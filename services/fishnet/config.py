@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ring.net import DEFAULT_MAX_PER_ADDRESS
+from ring.record import RecordHub
 from services.fishnet.rules import FishNetGame
 
 DEFAULT_PORT = 1530
@@ -23,6 +25,9 @@ class ServerConfig:
     keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.seeds)
     youmake: bool = False  # the later edition's "youmake r"
     transcript_dir: str | Path | None = None  # one JSON-lines file per game
+    # Every game's records (ring.record) go to this hub; None: the server makes
+    # its own. With transcript_dir, the server subscribes its files to it.
+    hub: RecordHub | None = field(default=None, compare=False, repr=False)
     bot_moves: str = "random"  # against a built-in player: who moves first
     idle_timeout: float = 120.0  # to send "play"
     wait_timeout: float = 600.0  # for a named opponent to come
@@ -53,3 +58,14 @@ class ServerConfig:
             raise ValueError("max_moves must be at least 1")
         if self.max_waiting_per_host < 1:
             raise ValueError("max_waiting_per_host must be at least 1")
+
+    def game_options(self) -> dict[str, Any]:
+        """The options that decide a game, for its ``start`` record (``search_timeout``
+        too: a search given up changes smarx's move)."""
+        return {
+            "youmake": self.youmake,
+            "bot_moves": self.bot_moves,
+            "max_moves": self.max_moves,
+            "move_timeout": self.move_timeout,
+            "search_timeout": self.search_timeout,
+        }

@@ -3,18 +3,21 @@ loop, forfeits and the end.
 
 The server (``services.fishnet.server``) pairs the players and hands each game
 a ``Match``. The rules are ``FishNetGame``, what each seat is told is
-``Referee``, and a built-in player's seat is a ``BotSeat``. Each client's
-connection has a reader task (the server's) that answers bad lines itself
-and forwards good moves, quits and closes to its match's inbox. A match runs
-in the task of its first client and is the only reader of its inbox, so its
-state has one owner.
+``Referee``, a built-in player's seat is a ``BotSeat``, and the game's records
+(every line in and out, then how it ended) go through a ``GameTranscript``.
+Each client's connection has a reader task (the server's) that answers bad
+lines itself and forwards good moves, quits and closes to its match's inbox.
+A match runs in the task of its first client and is the only reader of its
+inbox, so its state has one owner.
 
 Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
 
-- A player who closes, sends ``quit`` mid-game, or does not answer
-  ``yourturn`` within ``move_timeout`` loses: it gets ``error move_timeout``
-  and ``youlose`` (if still connected); the opponent gets ``error
-  opponent_left`` or ``error opponent_timed_out`` and ``youwin``.
+- A player who closes, sends ``quit`` mid-game, cannot be written to (it
+  stops reading for ``send_timeout``, or its connection breaks), or does not
+  answer ``yourturn`` within ``move_timeout`` loses: it gets ``error
+  move_timeout`` and ``youlose`` (if still connected); the opponent gets
+  ``error opponent_left`` or ``error opponent_timed_out`` and ``youwin``. The
+  record's ``end`` names it as the ``culprit``.
 - After ``max_moves`` requests and passes (two players passing on an empty
   deck would never finish) both get ``error move_limit`` and the result by
   the books made so far.
@@ -29,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from ring.clock import TimedOut, TurnClock, within
-from ring.events import EventLog
 from ring.sansio import Closed
 from ring.transport import Connection
 from services.fishnet.bot_seat import BotSeat, Searches
@@ -50,13 +52,17 @@ from services.fishnet.protocol import (
 )
 from services.fishnet.referee import ENDINGS, Referee, Tell
 from services.fishnet.rules import Result, RuleError
+from services.fishnet.transcript import GameTranscript, Kept
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
+    from ring.record import RecordHub
     from services.fishnet.config import ServerConfig
 
 _INBOX_SIZE = 16
+# How a player left, after its name in the record's end.
+_QUIT = " quit"
+_CLOSED = "'s connection closed"  # by the client, or by the server (a line over 4 KiB)
+_UNTOLD = " could not be told: it stopped reading, or its connection closed"
 
 
 @dataclass(frozen=True)
@@ -85,11 +91,11 @@ class Server(Protocol):
     """What a match needs of its server (``FishNetServer``)."""
 
     config: ServerConfig
+    hub: RecordHub
     searches: Searches
     games_running: set[Match]
 
     def game_seed(self, keys: list[str]) -> str: ...
-    def transcript_path(self, number: int) -> Path | None: ...
     def withdraw(self, match: Match) -> None: ...
     def reported(self, report: GameReport) -> None: ...
 
@@ -109,7 +115,7 @@ class Client:
     name: str | None = None  # the team name, once "play" was accepted
     match: Match | None = None
     seat: int = 0
-    early: list[dict[str, Any]] = field(default_factory=list)  # transcript before the game
+    early: Kept = field(default_factory=Kept)  # its records before it is in a match
 
 
 _Seat = Client | BotSeat
@@ -145,16 +151,15 @@ class Match:
         self.gone: set[int] = set()  # seats whose connection is closed
         self.report: GameReport | None = None
         self.leaver: int | None = None  # the seat that closed or quit mid-game
+        self.leaving = ""  # how, for the record: _QUIT or _CLOSED
         self.timed_out: int | None = None  # the seat that did not answer yourturn in time
         self.capped = False  # ended by the move limit
-        self.log = EventLog(server.transcript_path(number), flush_each=True)
+        self.transcript = GameTranscript(server.hub, number, server.config.game_options())
         self._attach(first, 0)
 
     def _attach(self, client: Client, seat: int) -> None:
         client.match, client.seat = self, seat
-        for record in client.early:
-            self.log.record(**record)
-        client.early.clear()
+        self.transcript.kept.take(client.early)
 
     def add_client(self, client: Client, team: str) -> None:
         self.seats.append(client)
@@ -176,11 +181,16 @@ class Match:
             if len(self.names) == 1 and not await self._wait_for_opponent():
                 return
             await self._play()
+        except Exception:
+            self._cut_off("the server failed: an internal error")
+            raise
         finally:
+            # Cancelled, the server stopping before its goodbye reached this game
+            # (once the record has ended, this records nothing).
+            self._cut_off("the server shut down")
             self.server.withdraw(self)  # however it ended, nobody may join it now
             self.server.games_running.discard(self)
             self.finished.set()
-            self.log.close()
             with trio.CancelScope(shield=True):
                 for seat in self.seats:
                     if isinstance(seat, Client):
@@ -190,15 +200,19 @@ class Match:
         """Tell this game's clients that the server is stopping (WIRE.md's error, then close)."""
         if self.report is not None:
             return  # it has ended and said so; its task has not unwound yet
-        self.log.write("end", winner=None, reason="the server shut down")
-        for seat, player in enumerate(self.seats):
-            if isinstance(player, Client) and seat not in self.gone:
-                # Told the end (youwin, youlose, tiegame) first, even while this
-                # waited for its turn to write, it may be told nothing more: its
-                # protocol refuses it. Raised from the goodbye, that refusal hung
-                # issue 15's teardown (ring.net.serving).
-                with contextlib.suppress(LocalProtocolError):
-                    await self._tell(seat, Error("server_shutting_down"))
+        try:
+            for seat, player in enumerate(self.seats):
+                if isinstance(player, Client) and seat not in self.gone:
+                    # Told the end (youwin, youlose, tiegame) first, even while this
+                    # waited for its turn to write, it may be told nothing more: its
+                    # protocol refuses it. Raised from the goodbye, that refusal hung
+                    # issue 15's teardown (ring.net.serving).
+                    with contextlib.suppress(LocalProtocolError):
+                        await self._tell(seat, Error("server_shutting_down"))
+        finally:
+            # After the goodbye, so that the record holds it; even if the goodbye
+            # ran out of time. A game that ended meanwhile keeps its own end.
+            self._cut_off("the server shut down")
 
     async def _wait_for_opponent(self) -> bool:
         config = self.server.config
@@ -208,11 +222,14 @@ class Match:
                 if isinstance(item, _Joined):
                     return True
                 if isinstance(item, Closed | Quit):
-                    return False  # run() withdraws the game as it ends
+                    # run() withdraws the game as it ends
+                    self._cut_off(f"{self.names[0]} left before an opponent came")
+                    return False
         self.server.withdraw(self)  # before the await: nobody may join while we tell
         await self._tell(0, Error("no_opponent_came"))
         self.names.append(self.wanted)
-        self._finish(None, "no opponent")
+        waited = f"{config.wait_timeout:g} s"
+        self._finish(None, "no opponent", f"no opponent: {self.wanted} did not come in {waited}")
         return False
 
     def _start(self) -> None:
@@ -226,14 +243,11 @@ class Match:
             first = {"first": 1, "second": 0}.get(server.config.bot_moves)
         game = server.config.make_game(self.seed, first)
         self.referee = Referee(game, youmake=server.config.youmake)
-        self.log.write(
-            "start",
-            game=self.number,
-            seed=self.seed,
-            names=self.names,
-            bots=[isinstance(s, BotSeat) for s in self.seats],
-            first=game.first_player,
-        )
+        # Seat 0 is the client whose play came first (the only client, against a
+        # built-in player); "deal" says who moves first, and which seat is built in.
+        self.transcript.start(self.names, seed=self.seed)
+        bots = [isinstance(seat, BotSeat) for seat in self.seats]
+        self.transcript.record(event="deal", first=game.first_player, bots=bots)
         server.games_running.add(self)
 
     async def _play(self) -> None:
@@ -254,10 +268,13 @@ class Match:
             tells = await self._next_move(seat)
             if tells is None or not await self._tell_all(tells):
                 return await self._forfeit()
-        reason = "move_limit" if self.capped else "books"
         for tell in referee.ending():
             await self._tell(tell.seat, tell.message)
-        self._finish(game.winner(), reason)
+        if self.capped:
+            limit = f"the move limit ({config.max_moves} requests and passes)"
+            self._finish(game.winner(), "move_limit", f"{limit}: by books")
+        else:
+            self._finish(game.winner(), "books", "by books")
 
     async def _next_move(self, seat: int) -> list[Tell] | None:
         """The tells of the player's move; None if a player left or it ran out of time."""
@@ -268,12 +285,12 @@ class Match:
             # A replay may differ from a search given up: the transcript says why.
             decision = await player.decide(
                 self.server.searches,
-                lambda why: self.log.record(seat=seat, name=player.name, search_failed=why),
+                lambda why: self.transcript.record(seat=seat, name=player.name, search_failed=why),
             )
             reply = decision.line()
             move = parse_line(reply.encode(), Role.SERVER)
             assert isinstance(move, Request | Pass), reply
-            self.log.record(seat=seat, name=player.name, dir="in", line=reply)
+            self.transcript.record(seat=seat, name=player.name, dir="in", line=reply)
             return referee.act(seat, move)  # a built-in player's RuleError is a bug
         if not await self._tell(seat, YourTurn()):
             return None
@@ -288,6 +305,7 @@ class Match:
             sender, item = got
             if isinstance(item, Closed | Quit):
                 self.leaver = sender
+                self.leaving = _QUIT if isinstance(item, Quit) else _CLOSED
                 return None
             assert sender == seat and isinstance(item, Request | Pass), (sender, item)
             try:
@@ -302,26 +320,53 @@ class Match:
         """A player left, broke its connection, or ran out of time: it loses."""
         if self.timed_out is not None:
             loser, why, reason = self.timed_out, "opponent_timed_out", "timed out"
+            timeout = self.server.config.move_timeout
+            how = f" timed out: no answer to yourturn in {timeout:g} s"
             await self._tell(loser, Error("move_timeout"))
             await self._tell(loser, ENDINGS[Result.LOSE])
         else:
             # A quit leaves the connection open: it gets nothing more either.
-            loser = self.leaver if self.leaver is not None else min(self.gone)
+            if self.leaver is not None:
+                loser, how = self.leaver, self.leaving
+            else:  # a write to it failed (_tell)
+                loser, how = min(self.gone), _UNTOLD
             self.gone.add(loser)
             why, reason = "opponent_left", "left"
         winner = 1 - loser
         if winner not in self.gone:
             await self._tell(winner, Error(why))
             await self._tell(winner, ENDINGS[Result.WIN])
-        self._finish(winner, f"{self.names[loser]} {reason}")
+        name = self.names[loser]
+        self._finish(winner, f"{name} {reason}", f"{name}{how}", culprit=loser)
 
-    def _finish(self, winner: int | None, reason: str) -> None:
-        game = self.referee.game if self.referee is not None else None
-        books = (len(game.books(0)), len(game.books(1))) if game is not None else (0, 0)
+    def _finish(
+        self, winner: int | None, reason: str, words: str, *, culprit: int | None = None
+    ) -> None:
+        """The game is over: ``reason`` for the server's line (``GameReport``), ``words``
+        for the record's ``end``; ``winner`` None is a tie once the game started."""
+        books = self._books()
         names = (self.names[0], self.names[1] if len(self.names) > 1 else "-")
-        self.report = GameReport(self.number, self.seed, names, books, winner, reason)
-        self.log.write("end", winner=winner, books=list(books), reason=reason)
+        self.report = GameReport(self.number, self.seed, names, books or (0, 0), winner, reason)
+        if books is None:  # it never started: no result
+            self._end_record(words)
+        else:
+            draw = winner is None
+            self._end_record(words, winner=winner, draw=draw, culprit=culprit, books=books)
         self.server.reported(self.report)
+
+    def _cut_off(self, reason: str) -> None:
+        """The record ends without a result (nothing is recorded once it has ended)."""
+        self._end_record(reason, books=self._books())
+
+    def _end_record(self, reason: str, **result: Any) -> None:
+        self.transcript.end(reason, came=self.names[: len(self.seats)], **result)
+
+    def _books(self) -> tuple[int, int] | None:
+        """Each seat's books so far; None before the game started."""
+        if self.referee is None:
+            return None
+        game = self.referee.game
+        return len(game.books(0)), len(game.books(1))
 
     # -- telling -------------------------------------------------------------------
 
@@ -340,7 +385,7 @@ class Match:
         player = self.seats[seat]
         if isinstance(player, BotSeat):
             line = encode(message).decode().rstrip("\n")
-            self.log.record(seat=seat, name=player.name, dir="out", line=line)
+            self.transcript.record(seat=seat, name=player.name, dir="out", line=line)
             player.hear(line)
             return True
         if seat in self.gone:

@@ -21,6 +21,9 @@ Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
   published seed gives ``<seed>:<name>:<name>:<n>``; a secret one (the
   default; ``keyed``) a keyed hash of the same (``ring.seeds``), which
   nobody can compute without the secret. Either is in the game's record.
+- Every game's records (``ring.record``: ``start``, every line in and out,
+  ``end``) go to the hub in ``config.hub``, or to the server's own; with
+  ``transcript_dir``, the server writes them, a file a game.
 - A line over 4 KiB gets ``error line_too_long`` and the connection closes.
 """
 
@@ -31,7 +34,6 @@ import functools
 import itertools
 import math
 import sys
-import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.net import CannotListen, Refusal, answer_once, mark_established, serving, wants_mdns
+from ring.record import RecordHub, TranscriptFiles
 from ring.sansio import Closed, Invalid
 from ring.seeds import keyed_text, server_seed
 from ring.transport import Connection
@@ -59,6 +62,7 @@ from services.fishnet.protocol import (
     encode,
     name_key,
 )
+from services.fishnet.transcript import SERVICE
 
 if TYPE_CHECKING:
     from ring.discovery import Advertiser
@@ -81,6 +85,10 @@ class ServerError(Exception):
 class FishNetServer:
     def __init__(self, config: ServerConfig, seed: int, *, keyed: bool = False) -> None:
         self.config = config
+        self.hub = config.hub or RecordHub()  # every game's records (ring.record)
+        # Lines in and out are recorded only where someone may read them: a hub of
+        # ring serve's (a page may subscribe at any time), or transcript files.
+        self.recording = config.hub is not None or config.transcript_dir is not None
         self.seed = seed
         self.keyed = keyed  # seed is a secret key (ring.seeds)
         self.games_running: set[Match] = set()
@@ -104,10 +112,6 @@ class FishNetServer:
         if self.keyed:
             return keyed_text(self.seed, "fishnet", keys[0], keys[1], n)
         return f"{self.seed}:{keys[0]}:{keys[1]}:{n}"
-
-    def transcript_path(self, number: int) -> Path | None:
-        folder = self.config.transcript_dir
-        return None if folder is None else Path(folder) / f"game-{number:06d}.jsonl"
 
     def withdraw(self, game: Match) -> None:
         for queue in self._waiting.values():
@@ -133,7 +137,7 @@ class FishNetServer:
         host, port = conn.remote_address or ("?", None)
         peer = host if port is None else f"{host}:{port}"
         client = Client(next(self._numbers), peer, host, conn, link)
-        if self.config.transcript_dir is not None:  # spares the encoding when nobody reads it
+        if self.recording:  # spares the encoding when nobody reads it
             conn.observer = functools.partial(self._observe, client)
         try:
             await self._converse(client)
@@ -251,11 +255,11 @@ class FishNetServer:
         else:
             record = {"dir": direction, "line": encode(message).decode().rstrip("\n")}
         record = {"conn": client.number, "peer": client.peer, "name": client.name, **record}
-        game = client.match
-        if game is None:
-            client.early.append({"t": time.monotonic(), **record})
+        match = client.match
+        if match is None:
+            client.early.add(record)
         else:
-            game.log.record(seat=client.seat, **record)
+            match.transcript.record(seat=client.seat, **record)
 
     # -- mDNS ----------------------------------------------------------------------
 
@@ -313,6 +317,7 @@ async def serve_fishnet(
                 f"cannot write transcripts in {config.transcript_dir}: {exc}"
             ) from None
     server = FishNetServer(config, seed, keyed=keyed)
+    stop_writing = _write_transcripts(config, server.hub)
     async with trio.open_nursery() as nursery:
         listening = serving(
             server.handle,
@@ -334,4 +339,20 @@ async def serve_fishnet(
         except CannotListen as exc:
             raise ServerError(str(exc)) from None
         finally:
+            stop_writing()  # every game has ended: serving waits for them
             await server.searches.aclose()
+
+
+def _write_transcripts(config: ServerConfig, hub: RecordHub) -> Callable[[], None]:
+    """With ``transcript_dir``, a file a game, from the hub; returns what stops them (a
+    file still open then is a game cut off without its end, and is closed as it is)."""
+    if config.transcript_dir is None:
+        return lambda: None
+    files = TranscriptFiles(config.transcript_dir, SERVICE)
+    unsubscribe = hub.subscribe(files)
+
+    def stop() -> None:
+        unsubscribe()
+        files.close()
+
+    return stop

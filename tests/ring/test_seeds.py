@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ring.cli import build_parser
-from ring.events import read_events
+from ring.record import GameRecord, read_game
 from ring.registry import declared_services
 from ring.seeds import SECRET_BITS, keyed_seed, keyed_text, new_secret, server_seed
 from ring.serve import seed_line, seeded_settings
@@ -125,9 +125,9 @@ def _stop(child: ChildProcess) -> str:
     return "\n".join(child.stdout + child.stderr)
 
 
-def _start_record(tmp_path: Path) -> dict[str, object]:
+def _game_record(tmp_path: Path) -> GameRecord:
     [path] = (tmp_path / "games" / "fishnet").iterdir()
-    return next(r for r in read_events(path) if r.get("event") == "start")
+    return read_game(path)
 
 
 def test_without_a_seed_nothing_prints_the_secret_and_the_record_replays_the_game(
@@ -140,15 +140,15 @@ def test_without_a_seed_nothing_prints_the_secret_and_the_record_replays_the_gam
         output = _stop(child)
     finally:
         child.kill()
-    start = _start_record(tmp_path)
-    seed = str(start["seed"])
+    record = _game_record(tmp_path)
+    seed = str(record.start.seed)
     assert re.fullmatch(r"[0-9a-f]{32}", seed), seed
     # The game's record replays it: its seed deals what ann was dealt.
     game = FishNetGame(seed)
     assert [f"fish {e.rank}" for e in game.deal_log if isinstance(e, Dealt) and e.player == 0] == (
         dealt
     )
-    assert start["first"] == game.first_player
+    assert record.events("deal")[0]["first"] == game.first_player
     # Nothing the server printed names a seed, a key, or any long number.
     assert seed not in output
     assert not re.search(r"[0-9a-f]{16,}|\d{10,}|seed \d", output), output
@@ -162,6 +162,6 @@ def test_a_published_seed_deals_exactly_as_before(tmp_path: Path) -> None:
         output = _stop(child)
     finally:
         child.kill()
-    assert _start_record(tmp_path)["seed"] == "4:ann:spot:0"
+    assert _game_record(tmp_path).start.seed == "4:ann:spot:0"
     assert "ring serve seed 4 (replay with --seed 4" in output
     assert "predict every deal" in output

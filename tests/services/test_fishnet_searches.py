@@ -11,7 +11,6 @@ asserted.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 import trio
 
+from ring.record import read_game
 from ring.workers import Workers
 from services.fishnet import endgame
 from services.fishnet.client import BotAgent
@@ -114,7 +114,7 @@ async def test_a_game_with_searches_in_a_worker_is_the_game_played_in_one_proces
 
 
 def _transcript(path: Path) -> list[tuple[Any, ...]]:
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = read_game(path).records
     return [(r.get("seat"), r.get("dir"), r.get("line"), r.get("search_failed")) for r in records]
 
 

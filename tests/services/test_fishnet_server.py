@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +13,7 @@ import trio
 import trio.testing
 
 from ring import transport
+from ring.record import read_game
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player
@@ -492,12 +492,12 @@ async def test_many_games_at_once_and_a_seed_replays_them(tmp_path: Path) -> Non
     files = sorted((tmp_path / "one").iterdir())
     assert len(files) == 24
     for path in files:
-        records = [json.loads(line) for line in path.read_text().splitlines()]
-        assert records[0]["line"].startswith("play ")
-        assert records[1]["event"] == "start"
-        assert records[-1]["event"] == "end"
-        assert all(isinstance(r["t"], float) for r in records)
-        client_out = [r["line"] for r in records if r.get("conn") and r["dir"] == "out"]
+        game = read_game(path)
+        assert game.start.service == "fishnet" and game.players[1] == "smarx"
+        assert game.records[0]["line"] == f"play {game.players[0]} smarx"
+        assert game.end is not None and game.end.reason == "by books"
+        assert all(isinstance(r["t"], float) for r in game.records)
+        client_out = [r["line"] for r in game.records if r.get("conn") and r["dir"] == "out"]
         assert client_out[-1] in RESULTS
 
 
