@@ -232,17 +232,49 @@ class TranscriptFiles:
 
 
 class TranscriptFile:
-    """A subscriber writing every game of one service, one after another, to one file."""
+    """A subscriber writing every game of one service, one after another, to one file.
+
+    Games may overlap (a table's next game starts while the last one's players
+    linger): the file must still read back game by game, so the records of
+    the oldest unfinished game are written as they come, and those of any
+    later game are held until every game before it has ended.
+    """
 
     def __init__(self, path: str | Path, service: str) -> None:
         self.service = service
         self._file = _JsonLines(Path(path))
+        self._writing: int | None = None  # the game whose records go straight to the file
+        self._held: dict[int, list[dict[str, Any]]] = {}  # later games, in start order
 
     def __call__(self, key: GameKey, record: dict[str, Any]) -> None:
-        if key.service == self.service:
-            self._file.write(record)
+        if key.service != self.service:
+            return
+        if record.get("event") == "start" and self._writing is None:
+            self._writing = key.game
+        if key.game != self._writing:
+            self._held.setdefault(key.game, []).append(record)
+            return
+        self._file.write(record)
+        if record.get("event") == "end":
+            self._writing = None
+            self._write_held()
+
+    def _write_held(self) -> None:
+        """Write held games that have ended; the first still open becomes the one written."""
+        while self._held:
+            game = next(iter(self._held))
+            records = self._held.pop(game)
+            for record in records:
+                self._file.write(record)
+            if records[-1].get("event") != "end":
+                self._writing = game
+                return
 
     def close(self) -> None:
+        for records in self._held.values():  # games cut off by the shutdown
+            for record in records:
+                self._file.write(record)
+        self._held.clear()
         self._file.close()
 
 

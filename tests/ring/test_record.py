@@ -140,6 +140,34 @@ def test_one_transcript_file_holds_games_one_after_another(tmp_path: Path) -> No
     assert all(game.end.losers == ["p2"] for game in games)
 
 
+def test_overlapping_games_in_one_file_read_back_apart(tmp_path: Path) -> None:
+    hub = RecordHub()
+    path = tmp_path / "all.jsonl"
+    writer = TranscriptFile(path, "oldmaid")
+    hub.subscribe(writer)
+    one = hub.open_game("oldmaid", 1, [Player("a", seat=0)])
+    two = hub.open_game("oldmaid", 2, [Player("b", seat=0)])
+    three = hub.open_game("oldmaid", 3, [Player("c", seat=0)])
+    two.record(event="dealt", nick="b")
+    one.record(event="dealt", nick="a")
+    three.end("shut down")
+    two.end("over", losers=["b"])
+    one.record(event="over", loser="a")
+    one.end("over", losers=["a"])
+    four = hub.open_game("oldmaid", 4, [Player("d", seat=0)])
+    four.record(event="dealt", nick="d")
+    writer.close()  # game 4 never ended: its records are still in the file
+    games = read_games(path)
+    assert [game.start.game for game in games] == [1, 2, 3, 4]
+    assert [[r.get("nick") or r.get("loser") for r in game.records] for game in games] == [
+        ["a", "a"],
+        ["b"],
+        [],
+        ["d"],
+    ]
+    assert [game.end is None for game in games] == [False, False, False, True]
+
+
 def test_a_torn_last_line_ends_the_reading(tmp_path: Path) -> None:
     path = tmp_path / "torn.jsonl"
     lines = [
