@@ -73,7 +73,6 @@ class Wire(Protocol):
     @property
     def buffered(self) -> int:
         """Bytes received and not yet turned into events."""
-        ...
 
     def send(self, message: Any) -> bytes: ...
 
@@ -214,44 +213,35 @@ class Rules(Protocol[S]):
 
     def options(self, state: S) -> dict[str, Any]:
         """The options that decide the game, for its ``start`` record."""
-        ...
 
     def who(self, seat: int, name: str) -> record.Player:
         """The player as the ``start`` record names it (its seat or colour)."""
-        ...
 
     def tags(self, seat: int, name: str) -> dict[str, Any]:
         """What each of the player's messages in the record carries."""
-        ...
 
     def opening(self, state: S, number: int) -> Iterable[tuple[int, Any]]:
         """The messages before the first turn, in order, each to a seat."""
-        ...
 
     def verdict(self, state: S) -> Verdict | None:
         """The result on the board once the game is over; None while it goes on."""
-        ...
 
     def to_move(self, state: S) -> int: ...
     def prompt(self, state: S, seat: int) -> Any: ...
 
     def judge(self, state: S, seat: int, event: Any) -> Moved[S] | Again | Verdict:
         """What the mover's event (anything but ``Closed``) does."""
-        ...
 
     def forfeit(self, seat: int, fault: Fault) -> Verdict: ...
 
     def farewell(self, verdict: Verdict) -> Iterable[tuple[int, Any]]:
         """The messages at the end, in order, each to a seat."""
-        ...
 
     def details(self, state: S, verdict: Verdict) -> dict[str, Any]:
         """The game's own figures for the ``end`` record."""
-        ...
 
     def report(self, number: int, names: tuple[str, str], state: S, verdict: Verdict) -> Any:
         """How the game ended, as its server tells its operator."""
-        ...
 
 
 class Match(Generic[S]):

@@ -1,9 +1,9 @@
-"""One No Tipping game between two seated connections: ROUND after ROUND, the clock, the verdict.
+"""One No Tipping game as ``ring.match`` plays it: ROUND after ROUND, the clock, the verdict.
 
-``server`` seats the players (each a ``Seat``) and hands both to a ``Match``,
-which plays the game to its end, ``rules.Game`` deciding every move, writes
-its transcript and reports how it ended (``GameReport``) to a callback. It
-knows nothing of the server: it reads only the config (``MatchConfig``).
+``server`` seats the players and hands both to a ``ring.match.Match``, which
+plays the game to its end with ``NoTippingRules``: ``rules.Game`` decides
+every move; this module says what each player is sent and what its answer
+does, and words every ending.
 
 Playing. Each turn the mover alone gets ``ROUND:<round>.<player>:ADD:<mine>:
 <theirs>:<state>;`` or ``ROUND:<round>.<player>:REMOVE:<state>;``. Its next
@@ -23,59 +23,35 @@ Clocks. Each player has ``time_budget`` seconds in all for its moves,
 counted from the end of writing its ``ROUND`` to the arrival of its answer;
 an answer already waiting costs nothing. The clock is a
 ``ring.clock.TurnClock``: the time the server's loop spent in long stretches
-of its own work (another game's step, a collection) is not charged. A player past its budget gets
-``INVALID;`` ``LOSE;`` (WIRE.md: "loses the same way"). With the budget off
-(0), one move may still take at most ``wait_timeout``: no one waits for an
-opponent longer than that, in a game or before it. Every write gives up
-after ``send_timeout`` (the player is then treated as gone).
+of its own work (another game's step, a collection) is not charged. A player
+past its budget gets ``INVALID;`` ``LOSE;`` (WIRE.md: "loses the same way").
+With the budget off (0), one move may still take at most ``wait_timeout``: no
+one waits for an opponent longer than that, in a game or before it. Every
+write gives up after ``send_timeout`` (the player is then treated as gone).
 
-Transcripts (``transcripts/game-NNNNNN.jsonl``, ``ring.events.EventLog``):
-``start`` (game, handles, max_weight, seed), every message in and out with
-the player's seat and handle (its join lines too, with the times they
-happened; moves in their canonical form), a ``move`` record with both support
-torques after each move, and ``end`` (winner, loser, reason). No Tipping has
-no chance: ``seed`` is written there and does nothing else.
+The record (``ring.record``): ``start`` names the players with their seats
+and holds the server's seed (No Tipping has no chance: it decides nothing)
+and the options ``max_weight`` and ``time_budget``; then every message in
+and out with the player's seat (``player``) and ``handle`` (its join lines
+too, with the times they happened; moves in their canonical form), a
+``move`` record with both support torques after each move, and ``end``
+(winner and loser by handle, the reason, the culprit of a forfeit; its
+``details`` the seats, ``winner`` and ``loser``).
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import trio
-
-from ring.clock import TIMED_OUT, TurnClock, within
-from ring.events import EventLog
-from ring.sansio import NEED_DATA
-from ring.transport import SEND_FAILED, read_before, write
+from ring.match import Fault, Moved, Terms, Verdict
+from ring.record import Player
 from services.notipping import protocol as wire
 from services.notipping.protocol import MAX_MESSAGE
 from services.notipping.rules import ADD, REMOVE, Add, Game, InvalidMove, Remove
 
-READ_SIZE = 4096
 LEFT = "left the game"
-
-
-class MatchConfig(Protocol):
-    """What a match reads of the server's config (``server.NoTippingConfig``)."""
-
-    @property
-    def seed(self) -> int | None: ...
-    @property
-    def max_weight(self) -> int: ...
-    @property
-    def time_budget(self) -> float: ...
-    @property
-    def wait_timeout(self) -> float: ...
-    @property
-    def send_timeout(self) -> float: ...
-    @property
-    def start_game(self) -> Game | None: ...
 
 
 @dataclass(frozen=True)
@@ -98,73 +74,7 @@ class GameReport:
         return f"game {self.number}: {beat}: {loser} {self.reason}"
 
 
-@dataclass(frozen=True)
-class _Loss:
-    player: int
-    reason: str
-    invalid: bool  # INVALID; before LOSE;
-
-
-class Seat:
-    """One connection: its stream, its protocol state, its seat and its place in a game."""
-
-    def __init__(self, stream: trio.abc.Stream, peer: str) -> None:
-        self.stream = stream
-        self.peer = peer
-        self.protocol = wire.ServerConnection()
-        self.handle = ""
-        self.seat = -1
-        self.granted = False  # GRANTED; has been written
-        self.gone = False  # closed, or unable to take our writes
-        self.begun = trio.Event()  # seated in a game that has begun
-        self.game_over = trio.Event()  # its game is over: its connection may close
-        self.waiting_scope = trio.CancelScope()  # its own task reads until the game begins
-        self.stopped_waiting = trio.Event()  # that read has ended: the game may use the stream
-        # Lines before the game has a transcript, kept with their times (at most a
-        # few dozen: the join requests are capped).
-        self.prelude: list[dict[str, Any]] = []
-        self.log: Callable[..., None] = lambda **record: self.prelude.append(
-            {"t": time.monotonic(), **record}
-        )
-
-    @property
-    def who(self) -> str:
-        return f"{self.handle} ({self.peer})" if self.handle else self.peer
-
-    async def send(self, message: wire.ServerMessage, timeout: float) -> bool:
-        if self.gone:
-            return False
-        data = self.protocol.send(message)
-        self.log(dir="out", line=data.decode().strip())
-        try:
-            await write(self.stream, data, timeout)
-        except SEND_FAILED:
-            self.gone = True
-            return False
-        return True
-
-    async def event(self, deadline: float) -> object:
-        """The next event (logged), or ``TIMED_OUT`` at ``deadline``."""
-        while (event := self.protocol.next_event()) is NEED_DATA:
-            try:
-                data = await read_before(self.stream, deadline, READ_SIZE)
-            except trio.TooSlowError:
-                return TIMED_OUT
-            self.protocol.receive_data(data)
-        if isinstance(event, wire.Closed):
-            self.gone = True
-        self.log(dir="in", **_record_of(event))
-        return event
-
-    async def read(self) -> bytes:
-        """The next bytes, or b"" once the stream has ended or broken; no deadline of its own."""
-        return await read_before(self.stream, math.inf, READ_SIZE)
-
-    def too_much_unread(self, data: bytes = b"") -> bool:
-        return self.protocol.buffered + len(data) > MAX_MESSAGE
-
-
-def _record_of(event: object) -> dict[str, Any]:
+def shown(event: object) -> dict[str, Any]:
     """An event as a transcript shows it: the message in its canonical form."""
     if isinstance(event, wire.JoinRequest):
         return {"line": f"JOINREQUEST:{event.handle}:{event.player};"}
@@ -190,144 +100,96 @@ def describe(event: object) -> str:
         return f"a message over {event.limit} bytes"
     if isinstance(event, wire.JoinRequest | wire.BadJoin):
         return "a JOINREQUEST during the game"
-    return f"{_record_of(event)['line']!r}"
+    return f"{shown(event)['line']!r}"
 
 
-class Match:
-    """One game, played in the caller's task by ``run``; ``on_end`` gets its report."""
+class NoTippingRules:
+    """No Tipping's side of a ``ring.match.Match``; states are ``rules.Game``, seats players."""
 
-    def __init__(
-        self,
-        config: MatchConfig,
-        number: int,
-        players: tuple[Seat, Seat],
-        transcript: Path | None,
-        on_end: Callable[[GameReport], object],
-    ) -> None:
-        self.config = config
-        self.number = number
-        self.players = players
-        self.on_end = on_end
-        self.game = config.start_game or Game.start(config.max_weight)
-        budget = config.time_budget
-        self.budgets = [budget if budget > 0 else math.inf] * 2
-        self.log = EventLog(transcript, flush_each=True)
+    service = "notipping"
 
-    async def run(self) -> None:
-        try:
-            await self._play()
-        finally:
-            self.log.close()
+    def __init__(self, *, time_budget: float, wait_timeout: float, send_timeout: float) -> None:
+        self.time_budget = time_budget  # 0: no budget, one move at most wait_timeout
+        self.wait_timeout = wait_timeout
+        budgeted = time_budget > 0
+        self.terms = Terms(
+            move_time=math.inf if budgeted else wait_timeout,
+            budget=time_budget if budgeted else math.inf,
+            send_timeout=send_timeout,
+            watch_waiting=True,
+        )
 
-    def abandon(self, reason: str) -> None:
-        """End the transcript of a game stopped as it stands, with no winner."""
-        self.log.write("end", winner=None, loser=None, reason=reason)
+    def options(self, game: Game) -> dict[str, Any]:
+        return {"max_weight": game.max_weight, "time_budget": self.time_budget}
 
-    async def _play(self) -> None:
-        handles = [player.handle for player in self.players]
-        self.log.write("start", game=self.number, handles=handles,
-                       max_weight=self.game.max_weight, seed=self.config.seed)  # fmt: skip
-        joins = []  # both players' join lines, in the order they happened
-        for seat, player in enumerate(self.players):
-            player.log = functools.partial(self.log.record, player=seat, handle=player.handle)
-            joins += [(record["t"], seat, record) for record in player.prelude]
-        for _, seat, record in sorted(joins, key=lambda join: join[:2]):
-            self.players[seat].log(**record)
-        begin = wire.Begin(self.number, self.game.max_weight)
-        for player in self.players:
-            await player.send(begin, self.config.send_timeout)
-        loss: _Loss | None = None
-        while not self.game.over and loss is None:
-            loss = await self._turn()
-        if loss is None:
-            assert self.game.loser is not None
-            loss = _Loss(self.game.loser, "tipped the board", invalid=False)
-        else:
-            self.game = self.game.forfeit(loss.player)
-        await self._finish(loss)
+    def who(self, seat: int, name: str) -> Player:
+        return Player(name, seat=seat)
 
-    async def _turn(self) -> _Loss | None:
-        """Play the mover's move; None if the game goes on or ends by a tip, else who lost."""
-        config, game = self.config, self.game
-        seat = game.to_move
-        mover, other = self.players[seat], self.players[1 - seat]
-        hands = (tuple(game.hands[seat]), tuple(game.hands[1 - seat]))
+    def tags(self, seat: int, name: str) -> dict[str, Any]:
+        return {"player": seat, "handle": name}
+
+    def opening(self, game: Game, number: int) -> list[tuple[int, Any]]:
+        begin = wire.Begin(number, game.max_weight)
+        return [(0, begin), (1, begin)]
+
+    def verdict(self, game: Game) -> Verdict | None:
+        return None if game.winner is None else Verdict(game.winner, "tipped the board")
+
+    def to_move(self, game: Game) -> int:
+        return game.to_move
+
+    def prompt(self, game: Game, seat: int) -> wire.Round:
         if game.phase == ADD:
-            message = wire.Round(game.round, seat, ADD, hands[0], hands[1], game.weights)
+            mine, theirs = tuple(game.hands[seat]), tuple(game.hands[1 - seat])
+            return wire.Round(game.round, seat, ADD, mine, theirs, game.weights)
+        return wire.Round(game.round, seat, REMOVE, None, None, game.weights)
+
+    def judge(self, game: Game, seat: int, event: Any) -> Moved[Game] | Verdict:
+        if isinstance(event, wire.AddMove):
+            move: Add | Remove = Add(event.weight, event.position)
+            weight = event.weight
+        elif isinstance(event, wire.RemoveMove):
+            move = Remove(event.position)
+            weight = game.weight_at(event.position)
         else:
-            message = wire.Round(game.round, seat, REMOVE, None, None, game.weights)
-        if not await mover.send(message, config.send_timeout):
-            return _Loss(seat, LEFT, invalid=False)
-        budgeted = config.time_budget > 0
-        clock = TurnClock(self.budgets[seat] if budgeted else config.wait_timeout)
-        answer = await self._answer(mover, other, clock)
-        self.budgets[seat] -= clock.used()
-        if isinstance(answer, _Loss):
-            return answer
-        if answer is TIMED_OUT:
-            if budgeted:
-                return _Loss(seat, f"ran out of time ({config.time_budget:g} s)", invalid=True)
-            return _Loss(seat, f"did not move within {config.wait_timeout:g} s", invalid=True)
-        if isinstance(answer, wire.Closed):
-            return _Loss(seat, LEFT, invalid=False)
-        if not isinstance(answer, wire.AddMove | wire.RemoveMove):
-            return _Loss(seat, f"made an invalid move: {describe(answer)}", invalid=True)
-        if isinstance(answer, wire.AddMove):
-            move: Add | Remove = Add(answer.weight, answer.position)
-            weight = answer.weight
-        else:
-            move = Remove(answer.position)
-            weight = game.weight_at(answer.position)
+            return self._invalid(seat, describe(event))
         try:
-            self.game = game.play(move)
+            after = game.play(move)
         except InvalidMove as exc:
-            return _Loss(seat, f"made an invalid move: {exc}", invalid=True)
-        self.log.write("move", player=seat, move=type(move).__name__.upper(), weight=weight,
-                       position=answer.position, left=self.game.left, right=self.game.right,
-                       tipped=self.game.over)  # fmt: skip
-        return None
+            return self._invalid(seat, str(exc))
+        record = {"player": seat, "move": type(move).__name__.upper(), "weight": weight,
+                  "position": event.position, "left": after.left, "right": after.right,
+                  "tipped": after.over}  # fmt: skip
+        return Moved(after, record)
 
-    async def _answer(self, mover: Seat, other: Seat, clock: TurnClock) -> object:
-        """The mover's next event or ``TIMED_OUT``; or the waiting player's loss, if it
-        leaves or sends too much meanwhile."""
-        answer: object = None
-        async with trio.open_nursery() as nursery:
+    def _invalid(self, seat: int, what: str) -> Verdict:
+        return Verdict.forfeit(seat, f"made an invalid move: {what}", invalid=True)
 
-            async def watch() -> None:
-                nonlocal answer
-                reason = await self._watch(other)
-                if answer is None:
-                    answer = _Loss(other.seat, reason, invalid=reason != LEFT)
-                nursery.cancel_scope.cancel()
+    def forfeit(self, seat: int, fault: Fault) -> Verdict:
+        if fault is Fault.LEFT:
+            return Verdict.forfeit(seat, LEFT)
+        if fault is Fault.FLOODED:
+            reason = f"sent over {MAX_MESSAGE} bytes out of turn"
+        elif fault is Fault.TIMED_OUT and self.time_budget > 0:
+            reason = f"ran out of time ({self.time_budget:g} s)"
+        elif fault is Fault.TIMED_OUT:
+            reason = f"did not move within {self.wait_timeout:g} s"
+        else:  # Fault.REFUSED: an invalid move loses at once, so never
+            reason = "made invalid moves"
+        return Verdict.forfeit(seat, reason, invalid=True)
 
-            nursery.start_soon(watch)
-            event = await within(clock, functools.partial(mover.event, math.inf))
-            if answer is None:
-                answer = event
-            nursery.cancel_scope.cancel()
-        return answer
+    def farewell(self, verdict: Verdict) -> list[tuple[int, Any]]:
+        assert verdict.winner is not None  # No Tipping has no draw
+        loser = 1 - verdict.winner
+        told = [(loser, wire.Invalid())] if verdict.invalid else []
+        return [*told, (loser, wire.Lose()), (verdict.winner, wire.Win())]
 
-    async def _watch(self, player: Seat) -> str:
-        """Read the waiting player's bytes, unparsed, until it loses by them: why."""
-        while not player.gone:
-            if player.too_much_unread():
-                return f"sent over {MAX_MESSAGE} bytes out of turn"
-            data = await player.read()
-            if player.too_much_unread(data):
-                return f"sent over {MAX_MESSAGE} bytes out of turn"
-            player.protocol.receive_data(data)
-            if not data:
-                player.log(dir="in", closed=True)
-                player.gone = True
-        return LEFT
+    def details(self, game: Game, verdict: Verdict) -> dict[str, Any]:
+        assert verdict.winner is not None
+        return {"winner": verdict.winner, "loser": 1 - verdict.winner}
 
-    async def _finish(self, loss: _Loss) -> None:
-        timeout = self.config.send_timeout
-        loser, winner = self.players[loss.player], self.players[1 - loss.player]
-        if loss.invalid:
-            await loser.send(wire.Invalid(), timeout)
-        await loser.send(wire.Lose(), timeout)
-        await winner.send(wire.Win(), timeout)
-        self.log.write("end", winner=1 - loss.player, loser=loss.player, reason=loss.reason)
-        handles = (self.players[0].handle, self.players[1].handle)
-        self.on_end(GameReport(self.number, handles, 1 - loss.player, loss.reason))
+    def report(
+        self, number: int, names: tuple[str, str], game: Game, verdict: Verdict
+    ) -> GameReport:
+        assert verdict.winner is not None
+        return GameReport(number, names, verdict.winner, verdict.reason)

@@ -20,7 +20,8 @@ matters is the colons and semicolons"):
   it, ``MessageTooLong`` at once, without waiting for the ``;``; the
   connection is done.
 - A message cut off by the close (bytes after the last ``;``, other than
-  whitespace) is reported as ``Garbled`` before ``Closed``.
+  whitespace) is reported as ``Garbled`` before ``Closed`` (``ring.sansio``'s,
+  as every protocol of the project reports a close).
 - Bytes that are not ASCII are kept as ``\\xNN`` in the text of ``Garbled``.
 
 The server end reports every message; it does not know whose turn it is, and
@@ -33,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ring.sansio import NEED_DATA, NeedData
+from ring.sansio import NEED_DATA, Closed, NeedData
 
 MAX_MESSAGE = 4096
 HANDLE = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
@@ -88,11 +89,6 @@ class Garbled:
 @dataclass(frozen=True)
 class MessageTooLong:
     limit: int
-
-
-@dataclass(frozen=True)
-class Closed:
-    pass
 
 
 # -- what the server sends ------------------------------------------------------------

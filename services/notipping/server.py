@@ -22,19 +22,18 @@ drops, times out or sends over ``MAX_MESSAGE`` bytes before its game is
 freed for someone else.
 
 The game runs in the task of the player whose seat completed it (a
-``match.Match``); the other player's task keeps its connection open until the
-game is over.
+``ring.match.Match`` of ``match.NoTippingRules``, seated by ``ring.lobby``);
+the other player's task keeps its connection open until the game is over.
 
-Transcripts go in ``transcripts/game-NNNNNN.jsonl``, one per game. Stopping
-the server closes the games as they stand (the handout has no message for
-it); their transcripts end with the reason. Off loopback (or with
-``advertise``) the server is advertised over mDNS as ``_notipping._tcp.local.``.
+Transcripts go in ``transcripts/game-NNNNNN.jsonl``, one per game, in the
+envelope of ``ring.record``. Stopping the server closes the games as they
+stand (the handout has no message for it); their records end with the
+reason and no result. Off loopback (or with ``advertise``) the server is
+advertised over mDNS as ``_notipping._tcp.local.``.
 """
 
 from __future__ import annotations
 
-import itertools
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,40 +41,42 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.net import (
-    DEFAULT_MAX_PER_ADDRESS,
-    CannotListen,
-    Refusal,
-    answer_once,
-    mark_established,
-    serving,
-    wants_mdns,
-)
+from ring.clock import TIMED_OUT
+from ring.lobby import Lobby, ServerError, peer_of, serve
+from ring.match import Match, Seat
+from ring.net import DEFAULT_MAX_PER_ADDRESS, Refusal, answer_once
+from ring.record import RecordHub
 from services.notipping import protocol as wire
-from services.notipping.match import TIMED_OUT, GameReport, Match, Seat, describe
+from services.notipping.match import GameReport, NoTippingRules, describe, shown
 from services.notipping.protocol import MAX_MESSAGE
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT, Game
 
 if TYPE_CHECKING:
     from ring.discovery import Advertiser
 
+__all__ = [
+    "DEFAULT_PORT",
+    "MAX_JOIN_REQUESTS",
+    "GameReport",
+    "NoTippingConfig",
+    "NoTippingServer",
+    "ServerError",
+    "serve_notipping",
+]
+
 DEFAULT_PORT = 10987
 MAX_JOIN_REQUESTS = 10  # per connection, granted or denied
-SHUTDOWN_TIMEOUT = 1.0  # how long the shutdown may take to close every game, all together
-
-
-class ServerError(Exception):
-    """The server could not run at all (port in use, transcripts not writable)."""
 
 
 @dataclass(frozen=True)
 class NoTippingConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
-    seed: int | None = None  # written into the transcripts; nothing is random
+    seed: int | None = None  # written into the records; nothing is random
     max_weight: int = DEFAULT_MAX_WEIGHT  # each player holds weights 1..max_weight
     time_budget: float = 120.0  # seconds each player has for all its moves; 0: no budget
     transcripts: str | Path | None = None  # one JSON-lines file per game
+    hub: RecordHub | None = field(default=None, compare=False)  # None: the server's own
     idle_timeout: float = 120.0  # to ask for a seat
     wait_timeout: float = 600.0  # for an opponent to come (and for one move, budget off)
     max_connections: int = 256
@@ -96,74 +97,43 @@ class NoTippingConfig:
             raise ValueError("time_budget cannot be negative")
 
 
-class NoTippingServer:
+class NoTippingServer(Lobby):
+    service = "notipping"
+    LEFT_WAITING = "left before its game began; seat {seat} is free again"
+    FLOODED_WAITING = "sent over {limit} bytes before its game"
+
     def __init__(self, config: NoTippingConfig) -> None:
-        self.config = config
-        self.address: tuple[str, int] = ("", 0)
-        self.reports: list[GameReport] = []
-        self.games_running: set[Match] = set()
-        self._seats: dict[int, Seat] = {}  # the game being formed
-        self._games = itertools.count(1)
+        super().__init__(config)
+        self.config: NoTippingConfig = config
+        self.rules = NoTippingRules(
+            time_budget=config.time_budget,
+            wait_timeout=config.wait_timeout,
+            send_timeout=config.send_timeout,
+        )
 
-    @property
-    def forming(self) -> dict[int, str]:
-        """The seats taken in the game being formed, with their handles."""
-        return {seat: player.handle for seat, player in sorted(self._seats.items())}
+    def seat(self, stream: trio.abc.Stream, peer: str) -> Seat:
+        protocol = wire.ServerConnection()
+        return Seat(stream, protocol, peer, max_unread=MAX_MESSAGE, shown=shown)
 
-    # -- a connection, from its join to the end of its game ---------------------
+    def match(self, number: int, players: tuple[Seat, Seat]) -> Match[Game]:
+        config = self.config
+        game = config.start_game or Game.start(config.max_weight)
+        return Match(self.rules, players, game, number=number, seed=config.seed, hub=self.hub)
 
-    async def handle(self, stream: trio.abc.Stream) -> None:
-        player = Seat(stream, _peer_of(stream))
-        try:
-            if not await self._join(player):
-                return
-            mark_established()
-            opponent = self._seats.get(1 - player.seat)
-            if opponent is None or not opponent.granted:
-                # The opponent's task, or a later one, begins the game.
-                await self._wait_for_opponent(player)
-                return
-            # Both seats are granted: this task plays the game, and a new one forms.
-            del self._seats[0], self._seats[1]
-            opponent.begun.set()
-            opponent.waiting_scope.cancel()
-            await opponent.stopped_waiting.wait()  # one reader of its stream at a time
-            players = (player, opponent) if player.seat == 0 else (opponent, player)
-            number = next(self._games)
-            game = Match(self.config, number, players, self.transcript_path(number), self.reported)
-            self.games_running.add(game)
-            try:
-                await game.run()
-            finally:
-                self.games_running.discard(game)
-                opponent.game_over.set()
-        finally:
-            self._free(player)
-            player.stopped_waiting.set()
-            with trio.move_on_after(1) as scope:
-                scope.shield = True
-                await stream.aclose()
-
-    def _free(self, player: Seat) -> None:
-        if self._seats.get(player.seat) is player:
-            del self._seats[player.seat]
-
-    async def _join(self, player: Seat) -> bool:
-        """Whether the player was granted a seat (held in ``_seats``); refusals are logged."""
+    async def introduce(self, player: Seat) -> bool:
+        """Whether the player was granted a seat; refusals are logged."""
         config = self.config
         for _ in range(MAX_JOIN_REQUESTS):
             event = await player.event(trio.current_time() + config.idle_timeout)
             if event is TIMED_OUT:
-                _log_line(f"notipping: {player.peer}: no JOINREQUEST within "
-                          f"{config.idle_timeout:g} s; closing")  # fmt: skip
+                self.log(f"{player.peer}: no JOINREQUEST within {config.idle_timeout:g} s; closing")
                 return False
             if isinstance(event, wire.Closed):
-                _log_line(f"notipping: {player.peer}: closed before joining")
+                self.log(f"{player.peer}: closed before joining")
                 return False
-            if isinstance(event, wire.JoinRequest) and event.player not in self._seats:
-                # Taken before the write, so that no one else is granted it meanwhile.
-                self._seats[event.player] = player
-                player.handle, player.seat = event.handle, event.player
+            # Taken before the write, so that no one else is granted it meanwhile.
+            if isinstance(event, wire.JoinRequest) and self.take(player, event.player):
+                player.name = event.handle
                 player.granted = await player.send(wire.Granted(), config.send_timeout)
                 return player.granted
             if isinstance(event, wire.JoinRequest):
@@ -171,101 +141,23 @@ class NoTippingServer:
             elif isinstance(event, wire.BadJoin):
                 reason = event.reason
             else:
-                _log_line(f"notipping: {player.peer}: denied, closing: "
-                          f"{describe(event)} before joining")  # fmt: skip
+                self.log(f"{player.peer}: denied, closing: {describe(event)} before joining")
                 await player.send(wire.Denied(), config.send_timeout)
                 return False
-            _log_line(f"notipping: {player.peer}: JOINREQUEST denied: {reason}")
+            self.log(f"{player.peer}: JOINREQUEST denied: {reason}")
             if not await player.send(wire.Denied(), config.send_timeout):
                 return False
-        _log_line(f"notipping: {player.peer}: {MAX_JOIN_REQUESTS} join requests; closing")
+        self.log(f"{player.peer}: {MAX_JOIN_REQUESTS} join requests; closing")
         return False
 
-    async def _wait_for_opponent(self, player: Seat) -> None:
-        """Keep a granted player until its game begins; free its seat if it goes first.
+    async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
+        """A newcomer the server cannot take gets the protocol's one refusal, ``DENIED;``
+        (then ``ring.net`` closes it)."""
+        self.log(f"{peer_of(stream)}: denied, closing: {why.value}")
+        await answer_once(stream, wire.encode(wire.Denied()))
 
-        Once the game has begun, the opponent's task plays it; this one keeps
-        the connection open until it is over (the game's own deadlines bound it).
-        """
-        why = f"no opponent within {self.config.wait_timeout:g} s"
-        with trio.move_on_after(self.config.wait_timeout), player.waiting_scope:
-            while True:
-                data = await player.read()
-                # Kept for the game (moves sent early are read then), but no one
-                # may fill the server's memory.
-                if player.too_much_unread(data):
-                    why = f"sent over {MAX_MESSAGE} bytes before its game"
-                    break
-                player.protocol.receive_data(data)
-                if not data:
-                    why = f"left before its game began; seat {player.seat} is free again"
-                    break
-        # Going either way: a game that began meanwhile finds it gone.
-        player.gone = not player.waiting_scope.cancelled_caught
-        if not player.begun.is_set():
-            self._free(player)  # before any checkpoint: no game can take it now
-            _log_line(f"notipping: {player.who}: {why}")
-            return
-        player.stopped_waiting.set()
-        await player.game_over.wait()
-
-    # -- transcripts and reports -----------------------------------------------
-
-    def transcript_path(self, number: int) -> Path | None:
-        folder = self.config.transcripts
-        return None if folder is None else Path(folder) / f"game-{number:06d}.jsonl"
-
-    def reported(self, report: GameReport) -> None:
-        self.reports.append(report)
-        if self.config.on_end is not None:
-            self.config.on_end(report)
-
-    async def shut_down(self) -> None:
-        """The handout has no message for a server that stops: games are closed as they stand."""
-        for game in list(self.games_running):
-            game.abandon("the server shut down")
-
-    # -- mDNS -----------------------------------------------------------------
-
-    def advertise(
-        self, nursery: trio.Nursery, on_advertise: Callable[[Advertiser], object] | None
-    ) -> None:
-        config = self.config
-        host, port = self.address
-        if not wants_mdns(config.advertise, host):
-            return
-        from ring.discovery import start_advertising
-
-        start_advertising(
-            nursery,
-            "notipping",
-            port,
-            host=host,
-            mdns_interface=config.mdns_interface,
-            mdns_name=config.mdns_name,
-            txt={"v": "1", "max_weight": str(config.max_weight)},
-            who="notipping",
-            on_advertise=on_advertise,
-        )
-
-
-def _peer_of(stream: trio.abc.Stream) -> str:
-    try:
-        host, port = stream.socket.getpeername()[:2]  # type: ignore[attr-defined]
-    except (AttributeError, OSError):  # not a socket (tests), or already reset
-        return "?"
-    return f"{host}:{port}"
-
-
-def _log_line(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-async def _refuse(stream: trio.SocketStream, why: Refusal) -> None:
-    """A newcomer the server cannot take gets the protocol's one refusal, ``DENIED;``
-    (then ``ring.net`` closes it)."""
-    _log_line(f"notipping: {_peer_of(stream)}: denied, closing: {why.value}")
-    await answer_once(stream, wire.encode(wire.Denied()))
+    def txt(self) -> dict[str, str]:
+        return {"v": "1", "max_weight": str(self.config.max_weight)}
 
 
 async def serve_notipping(
@@ -278,29 +170,4 @@ async def serve_notipping(
 
     Raises ``ServerError`` before listening if it cannot run.
     """
-    if config.transcripts is not None:
-        try:
-            Path(config.transcripts).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
-    server = NoTippingServer(config)
-    async with trio.open_nursery() as nursery:
-        listening = serving(
-            server.handle,
-            config.host,
-            config.port,
-            max_connections=config.max_connections,
-            on_stop=server.shut_down,
-            stop_timeout=SHUTDOWN_TIMEOUT,
-            max_per_address=config.max_per_address,
-            exempt_loopback=config.exempt_loopback,
-            refuse=_refuse,
-        )
-        try:
-            async with listening as address:
-                server.address = address
-                server.advertise(nursery, on_advertise)
-                task_status.started(server)
-                await trio.sleep_forever()
-        except CannotListen as exc:
-            raise ServerError(str(exc)) from None
+    await serve(NoTippingServer(config), task_status=task_status, on_advertise=on_advertise)

@@ -22,8 +22,8 @@ import trio
 import trio.testing
 
 from ring.cli import build_parser
-from ring.events import read_events
 from ring.net import Refusal
+from ring.record import Player, read_game
 from ring.registry import found_in
 from ring.sansio import NEED_DATA
 from ring.serve import settings_for
@@ -168,18 +168,23 @@ async def test_a_whole_game_checked_move_by_move_with_its_transcript(
     [report] = reports
     assert (report.number, report.handles, report.winner) == (1, ("ann", "bob"), game.winner)
     assert report.line.endswith(f"{report.handles[game.loser]} tipped the board")
-    records = read_events(tmp_path / "game-000001.jsonl")
-    start, end = records[0], records[-1]
-    assert start["event"] == "start" and start["game"] == 1 and start["seed"] == 3
-    assert start["handles"] == ["ann", "bob"] and start["max_weight"] == 4
-    assert [[r["left"], r["right"]] for r in records if r.get("event") == "move"] == torques
-    assert end == {**end, "event": "end", "winner": game.winner, "loser": game.loser}
-    lines = [(r["player"], r["dir"], r["line"]) for r in records if "line" in r]
+    record = read_game(tmp_path / "game-000001.jsonl")
+    start, end = record.start, record.end
+    assert (start.service, start.game, start.seed) == ("notipping", 1, 3)
+    assert start.players == [Player("ann", seat=0), Player("bob", seat=1)]
+    assert start.options == {"max_weight": 4, "time_budget": 120.0}
+    assert [[r["left"], r["right"]] for r in record.events("move")] == torques
+    assert end is not None and end.reason == "tipped the board"
+    names = report.handles
+    assert (end.winners, end.losers, end.culprit) == ([names[game.winner]], [names[game.loser]],
+                                                      None)  # fmt: skip
+    assert end.details == {"winner": game.winner, "loser": game.loser}
+    lines = [(r["player"], r["dir"], r["line"]) for r in record.records if "line" in r]
     assert lines[:2] == [(0, "in", "JOINREQUEST:ann:0;"), (0, "out", "GRANTED;")]
     assert (1, "out", "BEGIN:1:4;") in lines and lines[-1][2] == "WIN;"
     assert sum(direction == "in" for _, direction, _ in lines) == game.moves_made + 2
-    times = [record["t"] for record in records[1:]]  # the joins came before the start
-    assert times == sorted(times)
+    times = [r["t"] for r in record.records]  # the joins came before the start
+    assert times == sorted(times) and times[0] < start.t < times[-1] < end.t
 
 
 async def test_two_games_at_once_do_not_disturb_each_other() -> None:
@@ -508,10 +513,38 @@ async def test_a_stopped_server_records_the_games_it_closed(tmp_path: Path) -> N
         clients = await pair(server)
         await clients[0].round()
         nursery.cancel_scope.cancel()
-    records = read_events(tmp_path / "game-000001.jsonl")
-    assert records[-1]["event"] == "end" and records[-1]["reason"] == "the server shut down"
+    end = read_game(tmp_path / "game-000001.jsonl").end
+    assert end is not None and end.reason == "the server shut down"
+    assert not (end.winners or end.losers or end.draw or end.culprit or end.details)  # no result
     for client in clients:
         await client.expect(Closed())  # no WIN, no LOSE: the handout has none
+
+
+@pytest.mark.parametrize("fault", ["invalid", "leave", "out of turn"])
+async def test_a_forfeits_transcript_names_its_culprit(fault: str, tmp_path: Path) -> None:
+    async with running(transcripts=tmp_path) as server:
+        clients = await pair(server)
+        await clients[0].round()
+        if fault == "invalid":  # the mover
+            await clients[0].send(b"ADD:8:0;")
+            await lost(clients[0], clients[1], invalid=True)
+        elif fault == "leave":
+            await clients[0].stream.aclose()
+            await clients[1].expect(Win(), Closed())
+        else:  # the player waiting for the other's move
+            await clients[1].send(b"ADD:1:-3;" * 456)
+            await lost(clients[1], clients[0], invalid=True)
+    culprit = 1 if fault == "out of turn" else 0
+    end = read_game(tmp_path / "game-000001.jsonl").end
+    assert end is not None and end.reason == server.reports[0].reason
+    handles = ("ann", "bob")
+    assert (end.winners, end.losers, end.culprit, end.draw) == (
+        [handles[1 - culprit]],
+        [handles[culprit]],
+        handles[culprit],
+        False,
+    )
+    assert end.details == {"winner": 1 - culprit, "loser": culprit}
 
 
 async def test_the_ring_serve_declaration_maps_its_options() -> None:
