@@ -73,9 +73,10 @@ class ServeSettings:
         """What every server's config takes from ``ring serve``, as keyword arguments:
         where to listen, the seed, the transcripts folder, the shared timeouts and
         connection caps, and mDNS (``mdns_name``: the service's own instance name,
-        unless ``--name`` gives one)."""
+        unless ``--name`` gives one), and the record hub every service publishes to."""
         options = self.options
         return {
+            "hub": self.hub,
             "host": self.host,
             "port": self.port,
             "seed": self.seed,

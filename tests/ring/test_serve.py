@@ -209,3 +209,26 @@ def test_ring_serve_keeps_serving_when_its_stdout_goes_away(tmp_path: Path) -> N
     finally:
         server.kill()
         server.wait(WAIT)
+
+
+async def test_every_service_of_one_ring_serve_publishes_to_one_hub() -> None:
+    from ring.serve import seeded_settings
+
+    args = build_parser().parse_args(
+        ["serve", "--host", "127.0.0.1", "--seed", "5", "--no-advertise"]
+        + [f"--{name}=0" for name in ("fishnet", "notipping", "oldmaid", "reversi")]
+    )
+    chosen = chosen_services(args, declared_services())
+    settings = seeded_settings(args, chosen)
+    hub = settings[0].hub
+    assert all(each.hub is hub for each in settings)
+    seen: list[tuple[str, str]] = []
+    hub.subscribe(lambda key, record: seen.append((key.service, record.get("event"))))
+    async with trio.open_nursery() as nursery:
+        addresses = await nursery.start(serve_all, list(zip(chosen, settings, strict=True)))
+        with trio.fail_after(WAIT):
+            agent = BotAgent(make_player("alice", 1))
+            await play_one_game(addresses["fishnet"], "ann", "spot", agent, timeout=WAIT)
+        nursery.cancel_scope.cancel()
+    assert ("fishnet", "start") in seen and ("fishnet", "end") in seen
+    assert seen.index(("fishnet", "start")) < seen.index(("fishnet", "end"))
