@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import trio
 
 from ring.match import Arena, Match, Seat
-from ring.net import CannotListen, Refusal, mark_established, serving, wants_mdns
-from ring.record import RecordHub, TranscriptFiles
+from ring.net import CannotListen, Refusal, mark_established, serving_as, wants_mdns
+from ring.record import RecordHub, recording_to, transcript_files
 
 if TYPE_CHECKING:
     from ring.discovery import Advertiser
@@ -257,25 +257,17 @@ async def serve(
     Raises ``ServerError`` before listening if it cannot run.
     """
     config = server.config
-    transcripts: TranscriptFiles | None = None
-    if config.transcripts is not None:
-        try:
-            Path(config.transcripts).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
-        transcripts = TranscriptFiles(config.transcripts, server.service)
-        unsubscribe = server.hub.subscribe(transcripts)
     try:
+        transcripts = transcript_files(config.transcripts, server.service)
+    except OSError as exc:
+        raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
+    with recording_to(server.hub, transcripts):
         async with trio.open_nursery() as nursery:
-            listening = serving(
+            listening = serving_as(
+                config,
                 server.handle,
-                config.host,
-                config.port,
-                max_connections=config.max_connections,
                 on_stop=server.shut_down,
                 stop_timeout=SHUTDOWN_TIMEOUT,
-                max_per_address=config.max_per_address,
-                exempt_loopback=config.exempt_loopback,
                 refuse=server.refuse,
             )
             try:
@@ -286,7 +278,3 @@ async def serve(
                     await trio.sleep_forever()
             except CannotListen as exc:
                 raise ServerError(str(exc)) from None
-    finally:
-        if transcripts is not None:
-            unsubscribe()
-            transcripts.close()

@@ -6,7 +6,8 @@ import contextvars
 import enum
 import ipaddress
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
 
 import trio
 
@@ -183,6 +184,43 @@ async def answer_once(stream: trio.SocketStream, data: bytes) -> None:
 
 class CannotListen(Exception):
     """The server's address could not be bound: the one line its user reads."""
+
+
+class ListenerConfig(Protocol):
+    """What every server's config says of its listener (Reversi, No Tipping, FishNet, the table)."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def max_connections(self) -> int: ...
+    @property
+    def max_per_address(self) -> int | None: ...
+    @property
+    def exempt_loopback(self) -> bool: ...
+
+
+def serving_as(
+    config: ListenerConfig,
+    handler: Handler,
+    *,
+    on_stop: Callable[[], Awaitable[object]],
+    stop_timeout: float,
+    refuse: Refuse | None = None,
+) -> AbstractAsyncContextManager[tuple[str, int]]:
+    """``serving`` where the config says: its address, connection caps and loopback rule."""
+    return serving(
+        handler,
+        config.host,
+        config.port,
+        max_connections=config.max_connections,
+        on_stop=on_stop,
+        stop_timeout=stop_timeout,
+        max_per_address=config.max_per_address,
+        exempt_loopback=config.exempt_loopback,
+        refuse=refuse,
+    )
 
 
 @asynccontextmanager

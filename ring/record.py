@@ -31,9 +31,10 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import msgspec
 
@@ -276,6 +277,35 @@ class TranscriptFile:
                 self._file.write(record)
         self._held.clear()
         self._file.close()
+
+
+class Writer(Protocol):
+    def __call__(self, key: GameKey, record: dict[str, Any]) -> None: ...
+    def close(self) -> None: ...
+
+
+@contextmanager
+def recording_to(hub: RecordHub, writer: Writer | None) -> Iterator[None]:
+    """Subscribe ``writer`` (if any) for the body, then unsubscribe and close it: a
+    file still open then is a game cut off without its end, closed as it is."""
+    if writer is None:
+        yield
+        return
+    unsubscribe = hub.subscribe(writer)
+    try:
+        yield
+    finally:
+        unsubscribe()
+        writer.close()
+
+
+def transcript_files(folder: str | Path | None, service: str) -> TranscriptFiles | None:
+    """The writer of a file a game in ``folder`` (created if need be), or None without one.
+    ``OSError`` if the folder cannot be made."""
+    if folder is None:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return TranscriptFiles(folder, service)
 
 
 # -- reading ---------------------------------------------------------------------

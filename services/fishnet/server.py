@@ -36,13 +36,12 @@ import math
 import sys
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ring.net import CannotListen, Refusal, answer_once, mark_established, serving, wants_mdns
-from ring.record import RecordHub, TranscriptFiles
+from ring.net import CannotListen, Refusal, answer_once, mark_established, serving_as, wants_mdns
+from ring.record import RecordHub, recording_to, transcript_files
 from ring.sansio import Closed, Invalid
 from ring.seeds import keyed_text, server_seed
 from ring.transport import Connection
@@ -309,50 +308,29 @@ async def serve_fishnet(
     before listening if it cannot run.
     """
     seed, keyed = server_seed(config.seed, config.keyed)
-    if config.transcript_dir is not None:
-        try:
-            Path(config.transcript_dir).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ServerError(
-                f"cannot write transcripts in {config.transcript_dir}: {exc}"
-            ) from None
+    try:
+        transcripts = transcript_files(config.transcript_dir, SERVICE)
+    except OSError as exc:
+        raise ServerError(f"cannot write transcripts in {config.transcript_dir}: {exc}") from None
     server = FishNetServer(config, seed, keyed=keyed)
-    stop_writing = _write_transcripts(config, server.hub)
-    async with trio.open_nursery() as nursery:
-        listening = serving(
-            server.handle,
-            config.host,
-            config.port,
-            max_connections=config.max_connections,
-            on_stop=server.shut_down,
-            stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
-            max_per_address=config.max_per_address,
-            exempt_loopback=config.exempt_loopback,
-            refuse=_refuse,
-        )
-        try:
-            async with listening as (host, port):
-                server.address = (host, port)
-                server.advertise(nursery, host, port, on_advertise)
-                task_status.started(server)
-                await trio.sleep_forever()
-        except CannotListen as exc:
-            raise ServerError(str(exc)) from None
-        finally:
-            stop_writing()  # every game has ended: serving waits for them
-            await server.searches.aclose()
-
-
-def _write_transcripts(config: ServerConfig, hub: RecordHub) -> Callable[[], None]:
-    """With ``transcript_dir``, a file a game, from the hub; returns what stops them (a
-    file still open then is a game cut off without its end, and is closed as it is)."""
-    if config.transcript_dir is None:
-        return lambda: None
-    files = TranscriptFiles(config.transcript_dir, SERVICE)
-    unsubscribe = hub.subscribe(files)
-
-    def stop() -> None:
-        unsubscribe()
-        files.close()
-
-    return stop
+    with recording_to(server.hub, transcripts):
+        async with trio.open_nursery() as nursery:
+            listening = serving_as(
+                config,
+                server.handle,
+                on_stop=server.shut_down,
+                stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
+                refuse=_refuse,
+            )
+            try:
+                async with listening as (host, port):
+                    server.address = (host, port)
+                    server.advertise(nursery, host, port, on_advertise)
+                    task_status.started(server)
+                    await trio.sleep_forever()
+            except CannotListen as exc:
+                raise ServerError(str(exc)) from None
+            finally:
+                # every game has ended (serving waits for them); a transcript still
+                # open is closed as it is when recording_to ends
+                await server.searches.aclose()

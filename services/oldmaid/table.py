@@ -16,7 +16,6 @@ import functools
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
@@ -25,11 +24,17 @@ from ring.net import (
     REFUSAL_READ_TIMEOUT,
     CannotListen,
     Refusal,
-    serving,
+    serving_as,
 )
 from ring.oldmaid.messages import error
 from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
-from ring.record import RecordHub, TranscriptFile, TranscriptFiles
+from ring.record import (
+    RecordHub,
+    TranscriptFile,
+    TranscriptFiles,
+    recording_to,
+    transcript_files,
+)
 from ring.seeds import new_secret
 from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
 from ring.transport import Connection
@@ -79,10 +84,7 @@ def _transcript_writer(config: TableConfig) -> TranscriptFile | TranscriptFiles 
     """The subscriber that writes the games' records, as the config asks; OSError if it cannot."""
     if config.transcript is not None:
         return TranscriptFile(config.transcript, "oldmaid")
-    if config.transcripts is not None:
-        Path(config.transcripts).mkdir(parents=True, exist_ok=True)
-        return TranscriptFiles(config.transcripts, "oldmaid")
-    return None
+    return transcript_files(config.transcripts, "oldmaid")
 
 
 # -- entry points ---------------------------------------------------------------
@@ -134,38 +136,31 @@ async def serve_tables(
         where = config.transcript or config.transcripts
         raise TableError(f"cannot write the transcript {where}: {exc}") from None
     hub = config.hub or RecordHub()
-    unsubscribe = hub.subscribe(writer) if writer is not None else None
     server = TableServer(config, seed, hub)
     failure: CannotListen | None = None
-    try:
-        async with trio.open_nursery() as nursery:
-            server.nursery = nursery
-            listening = serving(
-                server.handle,
-                config.host,
-                config.port,
-                max_connections=config.max_connections,
-                on_stop=server.shut_down,
-                stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
-                max_per_address=config.max_per_address,
-                exempt_loopback=config.exempt_loopback,
-                refuse=functools.partial(_refuse, config),
-            )
-            try:
-                async with listening as address:
-                    server.address = address
-                    server.open_game()
-                    server.advertise(*address, on_advertise)
-                    task_status.started(address)
-                    await server.all_ended.wait()
-            except CannotListen as exc:
-                failure = exc
-            nursery.cancel_scope.cancel()
-    finally:
-        server.record_ends()
-        if writer is not None and unsubscribe is not None:
-            unsubscribe()
-            writer.close()
+    with recording_to(hub, writer):
+        try:
+            async with trio.open_nursery() as nursery:
+                server.nursery = nursery
+                listening = serving_as(
+                    config,
+                    server.handle,
+                    on_stop=server.shut_down,
+                    stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
+                    refuse=functools.partial(_refuse, config),
+                )
+                try:
+                    async with listening as address:
+                        server.address = address
+                        server.open_game()
+                        server.advertise(*address, on_advertise)
+                        task_status.started(address)
+                        await server.all_ended.wait()
+                except CannotListen as exc:
+                    failure = exc
+                nursery.cancel_scope.cancel()
+        finally:
+            server.record_ends()
     if failure is not None:
         raise TableError(str(failure))
     return [game.outcome() for game in server.games if game.ended.is_set()]
