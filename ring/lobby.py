@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import trio
 
 from ring.match import Arena, Match, Seat
-from ring.net import CannotListen, Refusal, mark_established, serving_as, wants_mdns
+from ring.net import (
+    CannotListen,
+    ListenerConfig,
+    Refusal,
+    mark_established,
+    serving_as,
+    wants_mdns,
+)
 from ring.record import RecordHub, recording_to, transcript_files
 
 if TYPE_CHECKING:
@@ -52,25 +59,15 @@ class ServerError(Exception):
     """The server could not run at all (port in use, transcripts not writable)."""
 
 
-class LobbyConfig(Protocol):
-    """What a lobby reads of its server's config."""
+class LobbyConfig(ListenerConfig, Protocol):
+    """What a lobby reads of its server's config, beside its listener's."""
 
-    @property
-    def host(self) -> str: ...
-    @property
-    def port(self) -> int: ...
     @property
     def transcripts(self) -> str | Path | None: ...
     @property
     def hub(self) -> RecordHub | None: ...
     @property
     def wait_timeout(self) -> float: ...
-    @property
-    def max_connections(self) -> int: ...
-    @property
-    def max_per_address(self) -> int | None: ...
-    @property
-    def exempt_loopback(self) -> bool: ...
     @property
     def advertise(self) -> bool | None: ...
     @property
