@@ -29,6 +29,7 @@ from pathlib import Path
 
 import trio
 
+from ring.record import read_game
 from scenarios.bench.fishnet_ladder import wilson
 from scenarios.bench.service_pool import ServicePool
 from services.notipping.bots import make_player
@@ -186,7 +187,7 @@ def clock(servers: ServicePool, seed: int) -> None:
     times = [
         t
         for path in servers.transcripts()
-        for handle in json.loads(path.read_text().splitlines()[0]).get("handles", [])
+        for handle in read_game(path).players
         if handle.startswith("solver")
         for t in answer_times(path, handle)
     ]
@@ -195,6 +196,8 @@ def clock(servers: ServicePool, seed: int) -> None:
             f"  the solver's answers to a ROUND, {len(times)} timed at the server: "
             f"median {1e3 * statistics.median(times):.1f} ms, max {max(times):.3f} s"
         )
+    else:  # the games ran: a transcript without answers means this reader is wrong
+        print("  the solver's answers to a ROUND: NONE FOUND in the transcripts", flush=True)
     for max_weight in (7, 10):
         game = full_board(max_weight, seed)
         solver = RemoveSolver()

@@ -48,7 +48,10 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
     from services.notipping.server import NoTippingConfig, ServerError, serve_notipping
 
     common = settings.server_kwargs("notipping")
-    del common["keyed"]  # nothing in a No Tipping game is dealt: its seed is only recorded
+    # Nothing in a No Tipping game is dealt: a published --seed is only recorded,
+    # and a secret key (no --seed) is not written anywhere.
+    if common.pop("keyed"):
+        common["seed"] = None
     config = NoTippingConfig(
         **common,
         max_weight=settings.options.max_weight,
