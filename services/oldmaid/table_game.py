@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,7 @@ from ring.oldmaid.messages import (
     Reply,
     ok,
 )
-from ring.record import GameRecorder, Player, RecordHub
+from ring.record import Player
 from ring.seeds import keyed_seed
 from ring.transport import Connection
 from services.oldmaid.referee import (
@@ -42,6 +41,7 @@ from services.oldmaid.referee import (
     TableGame,
     WentOut,
 )
+from services.oldmaid.table_records import Transcript
 
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
@@ -63,102 +63,6 @@ def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
         return table_seed
     digest = hashlib.sha256(f"oldmaid:{table_seed}:{number}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
-
-
-# What a game records while it forms is kept until its start (the ``start``
-# record names the players): at most this many join requests, and as many
-# other messages (so that a client polling status while the game forms does
-# not crowd out the joins); the rest are only counted, so a flood cannot grow
-# the table's memory.
-FORMING_RECORDS = 256
-
-
-class Transcript:
-    """One game's records (docs/logs.md), through the table's record hub (``ring.record``).
-
-    The envelope's ``start`` names the players, so nothing is published until
-    the game starts: what the game records while it forms (``listening``, the
-    joins, status requests of connections that have not joined) is kept here
-    and published right after ``start``, each record with its own earlier
-    ``t``. Referee records are always kept (a forming game makes at most two);
-    of the messages, ``limit`` join requests and ``limit`` others are kept, and
-    the rest counted in one ``dropped`` record, kept where the first of them
-    would have been. ``end`` closes the game's records.
-    """
-
-    def __init__(
-        self,
-        hub: RecordHub,
-        number: int,
-        *,
-        seed: int,
-        options: dict[str, Any],
-        limit: int = FORMING_RECORDS,
-    ) -> None:
-        self._hub = hub
-        self._number = number
-        self._seed = seed
-        self._options = options
-        self._limit = limit
-        self._game: GameRecorder | None = None
-        self._forming: list[dict[str, Any]] = []
-        self._joins = self._others = 0  # messages kept while forming
-        self._dropped: dict[str, Any] | None = None  # the forming game's ``dropped`` record
-
-    @property
-    def started(self) -> bool:
-        """The ``start`` record is out: records now go straight to the hub."""
-        return self._game is not None
-
-    @property
-    def ended(self) -> bool:
-        return self._game is not None and self._game.ended
-
-    @property
-    def kept(self) -> int:
-        """How many records the forming game keeps for its start (the ``dropped`` one too)."""
-        return len(self._forming)
-
-    def message(self, conn: int, peer: str, nick: str | None, direction: str, **body: Any) -> None:
-        fields = {"conn": conn, "peer": peer, "nick": nick, "dir": direction, **body}
-        if self._game is not None:
-            self._game.record(**fields)
-            return
-        msg = body.get("msg")
-        join = direction == "in" and isinstance(msg, dict) and msg.get("cmd") == "join"
-        if (self._joins if join else self._others) >= self._limit:
-            if self._dropped is None:
-                self._dropped = {"t": time.monotonic(), "event": "dropped", "count": 0}
-                self._forming.append(self._dropped)
-            self._dropped["count"] += 1
-            return
-        if join:
-            self._joins += 1
-        else:
-            self._others += 1
-        self._forming.append({"t": time.monotonic(), **fields})
-
-    def referee(self, event: str, **fields: Any) -> None:
-        if self._game is not None:
-            self._game.record(event=event, **fields)
-        else:
-            self._forming.append({"t": time.monotonic(), "event": event, **fields})
-
-    def start(self, players: Iterable[Player]) -> None:
-        """Publish the ``start`` record, then what the game recorded while it formed."""
-        if self._game is not None:
-            return
-        self._game = self._hub.open_game(
-            "oldmaid", self._number, players, seed=self._seed, options=self._options
-        )
-        forming, self._forming, self._dropped = self._forming, [], None
-        for record in forming:
-            self._game.record(**record)
-
-    def end(self, reason: str, **result: Any) -> None:
-        """The game's last record (``GameRecorder.end``): nothing is recorded after it."""
-        assert self._game is not None, "end before start"
-        self._game.end(reason, **result)
 
 
 @dataclass(eq=False)

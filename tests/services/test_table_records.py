@@ -13,7 +13,7 @@ from pathlib import Path
 import trio
 
 from ring.record import Player, read_game
-from services.oldmaid.table_game import FORMING_RECORDS
+from services.oldmaid.table_records import FORMING_RECORDS
 from tests.services.test_table import (
     deal_all,
     join_all,
