@@ -42,7 +42,6 @@ from __future__ import annotations
 import enum
 import functools
 import math
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -105,11 +104,9 @@ class Seat:
         self.game_over = trio.Event()  # its game is over: its connection may close
         self.waiting_scope = trio.CancelScope()  # its own task reads until the game begins
         self.stopped_waiting = trio.Event()  # that read has ended: the game may read now
-        # Lines logged before its game has a record, kept with their times.
-        self.prelude: list[dict[str, Any]] = []
-        self.log: Callable[..., None] = lambda **line: self.prelude.append(
-            {"t": time.monotonic(), **line}
-        )
+        # Lines logged before its game has a record, kept with their times (bounded).
+        self.prelude = record.Held()
+        self.log: Callable[..., None] = lambda **line: self.prelude.add(line)
 
     @property
     def who(self) -> str:
@@ -279,7 +276,7 @@ class Match(Generic[S]):
         earlier = []  # both players' lines from before the game, in the order they happened
         for seat, player in enumerate(players):
             player.log = functools.partial(recorder.record, **rules.tags(seat, player.name))
-            earlier += [(line["t"], seat, line) for line in player.prelude]
+            earlier += [(line["t"], seat, line) for line in player.prelude.records]
         for _, seat, line in sorted(earlier, key=lambda entry: entry[:2]):
             players[seat].log(**line)
         for seat, message in rules.opening(self.state, self.number):

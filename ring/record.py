@@ -187,6 +187,70 @@ class GameRecorder:
         self._hub.publish(self.key, msgspec.to_builtins(end))
 
 
+# Records a game keeps before its start, by default: a client may send lines for
+# minutes before its game begins, and each would be kept in memory until then.
+KEEP = 256
+
+
+class Held:
+    """Records made before their game's ``start`` (whose players are not known yet),
+    each with its own ``t``, published right after the start (``publish``).
+
+    Bounded: at most ``limit`` records of each ``kind`` (a table keeps joins and
+    other messages apart, so polling cannot crowd out the joins); the rest are
+    counted in one ``{"event": "dropped", "count": n}`` record, placed where the
+    first of them would have been. Records added with ``always`` are kept past
+    the limit (a game's own few decisions).
+    """
+
+    def __init__(self, limit: int = KEEP) -> None:
+        self.limit = limit
+        self.records: list[dict[str, Any]] = []
+        self._counts: dict[str, int] = {}
+        self._dropped: dict[str, Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def add(
+        self,
+        fields: dict[str, Any],
+        *,
+        t: float | None = None,
+        kind: str = "",
+        always: bool = False,
+    ) -> None:
+        t = time.monotonic() if t is None else t
+        count = self._counts.get(kind, 0)
+        if always or count < self.limit:
+            self._counts[kind] = count + 1
+            self.records.append({"t": t, **fields})
+        else:
+            self._drop(t, 1)
+
+    def take(self, other: Held, *, kind: str = "") -> None:
+        """Add ``other``'s records (a connection's, as it joins a game) and empty it."""
+        for record in other.records:
+            if record is other._dropped:
+                self._drop(record["t"], record["count"])
+            else:
+                fields = dict(record)
+                self.add(fields, t=fields.pop("t"), kind=kind)
+        other.records, other._dropped, other._counts = [], None, {}
+
+    def _drop(self, t: float, count: int) -> None:
+        if self._dropped is None:
+            self._dropped = {"t": t, "event": "dropped", "count": 0}
+            self.records.append(self._dropped)
+        self._dropped["count"] += count
+
+    def publish(self, recorder: GameRecorder) -> None:
+        """Record everything held, in the order it happened, and empty this."""
+        records, self.records, self._dropped, self._counts = self.records, [], None, {}
+        for record in sorted(records, key=lambda record: record["t"]):
+            recorder.record(**record)
+
+
 class _JsonLines:
     """A JSON-lines file flushed after every record: a killed server loses no finished line."""
 
@@ -309,6 +373,7 @@ def transcript_files(folder: str | Path | None, service: str) -> TranscriptFiles
 
 
 # -- reading ---------------------------------------------------------------------
+
 
 @dataclass
 class GameRecord:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from ring.clock import TimedOut, TurnClock, within
+from ring.record import Held
 from ring.sansio import Closed
 from ring.transport import Connection
 from services.fishnet.bot_seat import BotSeat, Searches
@@ -52,7 +53,7 @@ from services.fishnet.protocol import (
 )
 from services.fishnet.referee import ENDINGS, Referee, Tell
 from services.fishnet.rules import Result, RuleError
-from services.fishnet.transcript import GameTranscript, Kept
+from services.fishnet.transcript import GameTranscript
 
 if TYPE_CHECKING:
     from ring.record import RecordHub
@@ -115,7 +116,7 @@ class Client:
     name: str | None = None  # the team name, once "play" was accepted
     match: Match | None = None
     seat: int = 0
-    early: Kept = field(default_factory=Kept)  # its records before it is in a match
+    early: Held = field(default_factory=Held)  # its records before it is in a match
 
 
 _Seat = Client | BotSeat

@@ -8,7 +8,7 @@ A game that never starts (no opponent came, its client left, the server
 stopped) still has a record: a ``start`` naming the one player who came, its
 kept records, and an ``end`` without a result.
 
-Kept records are capped (``KEEP``) a connection and a game: a client may
+Kept records (``ring.record.Held``) are capped (``KEEP``) a connection and a game: a client may
 send lines for minutes before its game starts, and each would be kept in
 memory until then. The records past the cap are counted in one ``dropped``
 record, in the place of the first of them.
@@ -16,45 +16,12 @@ record, in the place of the first of them.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from ring.record import GameRecorder, Player, RecordHub
+from ring.record import GameRecorder, Held, Player, RecordHub
 
 SERVICE = "fishnet"
-KEEP = 256  # records kept before the start, a connection and a game
-
-
-class Kept:
-    """Records made before their game's ``start``, each with its own ``t``."""
-
-    def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = []
-        self._dropped: dict[str, Any] | None = None  # the one record counting the rest
-
-    def add(self, fields: dict[str, Any], t: float | None = None) -> None:
-        t = time.monotonic() if t is None else t
-        if len(self.records) < KEEP:
-            self.records.append({"t": t, **fields})
-        else:
-            self._drop(t, 1)
-
-    def take(self, other: Kept) -> None:
-        """Add ``other``'s records (a connection's, as it joins a game); ``other`` is emptied."""
-        for record in other.records:
-            if record is other._dropped:
-                self._drop(record["t"], record["count"])
-            else:
-                fields = dict(record)
-                self.add(fields, fields.pop("t"))
-        other.records, other._dropped = [], None
-
-    def _drop(self, t: float, count: int) -> None:
-        if self._dropped is None:
-            self._dropped = {"t": t, "event": "dropped", "count": 0}
-            self.records.append(self._dropped)
-        self._dropped["count"] += count
 
 
 class GameTranscript:
@@ -64,7 +31,7 @@ class GameTranscript:
         self._hub = hub
         self._number = number
         self._options = options
-        self.kept = Kept()
+        self.kept = Held()
         self._game: GameRecorder | None = None
         self.names: list[str] = []  # the players, seat by seat, once started
 
@@ -82,9 +49,7 @@ class GameTranscript:
         self._game = self._hub.open_game(
             SERVICE, self._number, players, seed=seed, options=self._options
         )
-        kept, self.kept = self.kept, Kept()
-        for record in sorted(kept.records, key=lambda record: record["t"]):
-            self._game.record(**record)
+        self.kept.publish(self._game)
 
     def end(
         self,

@@ -7,18 +7,17 @@ publishes it right after ``start`` (docs/logs.md, "Table transcript").
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import Any
 
-from ring.record import GameRecorder, Player, RecordHub
+from ring.record import KEEP, GameRecorder, Held, Player, RecordHub
 
 # What a game records while it forms is kept until its start (the ``start``
 # record names the players): at most this many join requests, and as many
 # other messages (so that a client polling status while the game forms does
 # not crowd out the joins); the rest are only counted, so a flood cannot grow
 # the table's memory.
-FORMING_RECORDS = 256
+FORMING_RECORDS = KEEP
 
 
 class Transcript:
@@ -47,11 +46,8 @@ class Transcript:
         self._number = number
         self._seed = seed
         self._options = options
-        self._limit = limit
         self._game: GameRecorder | None = None
-        self._forming: list[dict[str, Any]] = []
-        self._joins = self._others = 0  # messages kept while forming
-        self._dropped: dict[str, Any] | None = None  # the forming game's ``dropped`` record
+        self._forming = Held(limit)
 
     @property
     def started(self) -> bool:
@@ -74,23 +70,13 @@ class Transcript:
             return
         msg = body.get("msg")
         join = direction == "in" and isinstance(msg, dict) and msg.get("cmd") == "join"
-        if (self._joins if join else self._others) >= self._limit:
-            if self._dropped is None:
-                self._dropped = {"t": time.monotonic(), "event": "dropped", "count": 0}
-                self._forming.append(self._dropped)
-            self._dropped["count"] += 1
-            return
-        if join:
-            self._joins += 1
-        else:
-            self._others += 1
-        self._forming.append({"t": time.monotonic(), **fields})
+        self._forming.add(fields, kind="join" if join else "other")
 
     def referee(self, event: str, **fields: Any) -> None:
         if self._game is not None:
             self._game.record(event=event, **fields)
         else:
-            self._forming.append({"t": time.monotonic(), "event": event, **fields})
+            self._forming.add({"event": event, **fields}, always=True)
 
     def start(self, players: Iterable[Player]) -> None:
         """Publish the ``start`` record, then what the game recorded while it formed."""
@@ -99,9 +85,7 @@ class Transcript:
         self._game = self._hub.open_game(
             "oldmaid", self._number, players, seed=self._seed, options=self._options
         )
-        forming, self._forming, self._dropped = self._forming, [], None
-        for record in forming:
-            self._game.record(**record)
+        self._forming.publish(self._game)
 
     def end(self, reason: str, **result: Any) -> None:
         """The game's last record (``GameRecorder.end``): nothing is recorded after it."""

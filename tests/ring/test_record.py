@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ring.record import (
     SCHEMA_VERSION,
     GameKey,
+    Held,
     Player,
     RecordError,
     RecordHub,
@@ -255,3 +256,44 @@ def test_what_is_recorded_is_what_is_read_back(games, tmp_path_factory) -> None:
             assert game.end is None
         else:
             assert (game.end.reason, game.end.losers, game.end.draw) == end
+
+
+def test_held_records_are_bounded_by_kind_and_the_rest_counted_in_place() -> None:
+    held = Held(limit=2)
+    held.add({"dir": "in", "line": "status"}, t=1.0, kind="other")
+    held.add({"dir": "in", "line": "status"}, t=2.0, kind="other")
+    held.add({"dir": "in", "line": "status"}, t=3.0, kind="other")  # dropped: counted
+    held.add({"dir": "in", "line": "join"}, t=4.0, kind="join")  # its own budget
+    held.add({"event": "listening"}, t=5.0, kind="other", always=True)
+    held.add({"dir": "in", "line": "status"}, t=6.0, kind="other")  # dropped: counted
+    assert len(held) == 5
+    hub = RecordHub()
+    seen: list[dict] = []
+    hub.subscribe(lambda key, record: seen.append(record))
+    game = hub.open_game("oldmaid", 1, [Player("a", seat=0)])
+    held.publish(game)
+    assert len(held) == 0
+    assert [(r["t"], r.get("line") or r["event"]) for r in seen[1:]] == [
+        (1.0, "status"),
+        (2.0, "status"),
+        (3.0, "dropped"),
+        (4.0, "join"),
+        (5.0, "listening"),
+    ]
+    assert seen[3]["count"] == 2
+
+
+def test_held_records_of_a_connection_move_into_its_game() -> None:
+    connection = Held(limit=3)
+    for t in range(5):
+        connection.add({"line": f"early {t}"}, t=float(t))
+    game = Held(limit=3)
+    game.add({"line": "play"}, t=10.0)
+    game.take(connection)
+    assert len(connection) == 0
+    assert [r.get("line") or (r["event"], r["count"]) for r in game.records] == [
+        "play",
+        "early 0",
+        "early 1",
+        ("dropped", 3),
+    ]

@@ -9,13 +9,12 @@ from typing import Any
 import pytest
 import trio
 
-from ring.record import GameKey, GameRecord, RecordHub, read_game
+from ring.record import KEEP, GameKey, GameRecord, Held, RecordHub, read_game
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player
 from services.fishnet.rules import Result
 from services.fishnet.server import FishNetServer
-from services.fishnet.transcript import KEEP, Kept
 from tests.services.test_fishnet_server import BASE, RESULTS, WAIT, LineClient, running
 
 
@@ -200,15 +199,15 @@ async def test_without_transcripts_or_a_hub_the_lines_are_not_recorded() -> None
 
 
 def test_records_before_the_start_are_kept_up_to_a_cap_and_the_rest_counted() -> None:
-    early = Kept()
+    early = Held()
     for i in range(KEEP + 5):
         early.add({"dir": "in", "line": f"hello {i}"})
-    game = Kept()
+    game = Held()
     game.add({"dir": "in", "line": "play a b"})
     game.take(early)
     assert early.records == []
     assert len(game.records) == KEEP + 1
     assert game.records[-1]["event"] == "dropped" and game.records[-1]["count"] == 6
-    game.take(Kept())
+    game.take(Held())
     game.add({"line": "one more"})
     assert game.records[-1]["count"] == 7
