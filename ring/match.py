@@ -11,27 +11,34 @@ game's own words (``forfeit``).
 
 What a match does, the same for every game:
 
-- Seats. ``Seat`` is one connection: its stream, its protocol, its name, and
-  the events by which a lobby (``ring.lobby``) hands it to its match. Every
-  write gives up after ``Terms.send_timeout``; a player whose connection has
-  closed, or that could not take a write, is ``gone`` and is sent nothing more.
+- Seats. ``ring.seat.Seat`` is one connection: its stream, its protocol, its
+  name, and the events by which a lobby (``ring.lobby``) hands it to its
+  match. Every write gives up after ``Terms.send_timeout``; a player whose
+  connection has closed, or that could not take a write, is ``gone`` and is
+  sent nothing more. A game may seat any ``ring.seat.Occupant`` instead: a
+  built-in player deciding in the server (off the clock), or a connection
+  whose reading the game does itself.
 - Turns. The mover gets ``prompt``; its next event answers it (bytes sent
   early are read in order when its turn comes). The clock is a
   ``ring.clock.TurnClock`` started once the turn's first prompt is written,
   so the server's own long stretches of work are not charged: one turn may
   take ``Terms.move_time``, all of a player's turns ``Terms.budget``. An
-  answer the rules refuse (``AGAIN``) gets the prompt again, the clock
-  running on, up to ``Terms.attempts`` in a row. With ``Terms.watch_waiting``
-  the other player's connection is read meanwhile, unparsed: if it closes, or
-  more than ``Seat.max_unread`` bytes wait from it, it loses at once.
+  answer the rules refuse (``Again``) gets its ``tells`` (why) and the prompt
+  again, the clock running on, up to ``Terms.attempts`` in a row. With
+  ``Terms.watch_waiting`` the other player's connection is read meanwhile,
+  unparsed: if it closes, or more than ``Seat.max_unread`` bytes wait from
+  it, it loses at once. A legal move (``Moved``) may tell either seat what
+  happened (``tells``, in order); the mover moves again if the rules say so.
+  With ``Terms.untold_leaves`` a player that cannot be told the opening or a
+  move's news loses at once; else at its next prompt.
 - The end. ``farewell``'s messages, in order; then the ``end`` record
   (winner and loser by name, or a draw; the reason; for a forfeit the
   ``culprit``; the game's ``details``), and the game's ``report`` is returned.
 - The record, through a ``ring.record.RecordHub``: ``start`` (the players as
   the rules name them, the seed, the game's options), the lines a seat logged
-  before its game (with their own times), every message out and every event
-  in (as the seat shows it) with the player's ``tags``, the rules' ``move``
-  records, and ``end``.
+  before its game (with their own times), the game's ``begun`` record if it
+  has one, every message out and every event in (as the seat shows it) with
+  the player's ``tags``, the rules' ``move`` records, and ``end``.
 
 ``Arena`` holds a server's matches under way (a stopped server ends their
 records without a result) and the reports of those that ended.
@@ -39,7 +46,6 @@ records without a result) and the reports of those that ended.
 
 from __future__ import annotations
 
-import enum
 import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -50,105 +56,40 @@ import trio
 
 from ring import record
 from ring.clock import TIMED_OUT, TurnClock, within
-from ring.sansio import NEED_DATA, Closed
+from ring.sansio import Closed
+from ring.seat import READ_SIZE, Fault, Occupant, Seat, Shown, Wire
 from ring.seeds import keyed_text
-from ring.transport import SEND_FAILED, read_before, write
 
-READ_SIZE = 4096
+# The seat and its I/O live in ring.seat; a game's server takes them from here too.
+__all__ = [
+    "AGAIN",
+    "READ_SIZE",
+    "SHUT_DOWN",
+    "Again",
+    "Arena",
+    "Fault",
+    "Match",
+    "Moved",
+    "Occupant",
+    "Rules",
+    "Seat",
+    "Shown",
+    "Terms",
+    "Verdict",
+    "Wire",
+    "game_seed",
+]
+
 SHUT_DOWN = "the server shut down"
 
 S = TypeVar("S")
+Tells = Sequence[tuple[int, Any]]  # messages, each to a seat, in order
 
 
 def game_seed(seed: int, keyed: bool, service: str, number: int) -> str:
     """Game ``number``'s seed: ``<seed>:<number>``, or a keyed hash of both when ``seed``
     is a secret (``ring.seeds``)."""
     return keyed_text(seed, service, number) if keyed else f"{seed}:{number}"
-
-
-class Wire(Protocol):
-    """A game's sans-IO protocol, the server's end of one connection."""
-
-    @property
-    def buffered(self) -> int:
-        """Bytes received and not yet turned into events."""
-
-    def send(self, message: Any) -> bytes: ...
-
-    def receive_data(self, data: bytes) -> None:
-        """Bytes from the player; ``b""`` once it closed its end."""
-
-    def next_event(self) -> Any:
-        """The next event, ``NEED_DATA``, or ``ring.sansio.Closed()`` once closed."""
-
-
-Shown = Callable[[Any], "dict[str, Any] | None"]
-
-
-class Seat:
-    """One player's connection, from its first byte to the end of its game."""
-
-    def __init__(
-        self, stream: trio.abc.Stream, protocol: Wire, peer: str, *, max_unread: int, shown: Shown
-    ) -> None:
-        self.stream = stream
-        self.protocol = protocol
-        self.peer = peer
-        self.max_unread = max_unread  # bytes that may wait unread, before its game or its turn
-        self.shown = shown  # how an event in shows in the record (None: not at all)
-        self.name = ""
-        self.seat = -1  # its seat in the game forming (ring.lobby)
-        self.granted = False  # it holds that seat
-        self.gone = False  # closed, or unable to take our writes
-        self.begun = trio.Event()  # seated in a game that has begun
-        self.game_over = trio.Event()  # its game is over: its connection may close
-        self.waiting_scope = trio.CancelScope()  # its own task reads until the game begins
-        self.stopped_waiting = trio.Event()  # that read has ended: the game may read now
-        # Lines logged before its game has a record, kept with their times (bounded).
-        self.prelude = record.Held()
-        self.log: Callable[..., None] = lambda **line: self.prelude.add(line)
-
-    @property
-    def who(self) -> str:
-        return f"{self.name} ({self.peer})" if self.name else self.peer
-
-    async def send(self, message: Any, timeout: float) -> bool:
-        """Write one message; False (and ``gone``) if the player cannot take it."""
-        if self.gone:
-            return False
-        data = self.protocol.send(message)
-        self.log(dir="out", line=data.decode().strip())
-        try:
-            await write(self.stream, data, timeout)
-        except SEND_FAILED:
-            self.gone = True
-            return False
-        return True
-
-    async def event(self, deadline: float = math.inf) -> Any:
-        """The next event (logged as ``shown``), or ``TIMED_OUT`` at ``deadline``."""
-        while (event := self.protocol.next_event()) is NEED_DATA:
-            try:
-                data = await read_before(self.stream, deadline, READ_SIZE)
-            except trio.TooSlowError:
-                return TIMED_OUT
-            self.protocol.receive_data(data)
-        if isinstance(event, Closed):
-            self.gone = True
-        self.note(event)
-        return event
-
-    def note(self, event: Any) -> None:
-        fields = self.shown(event)
-        if fields is not None:
-            self.log(dir="in", **fields)
-
-    async def read(self) -> bytes:
-        """The next bytes, or b"" once the stream has ended or broken; no deadline of its own."""
-        return await read_before(self.stream, math.inf, READ_SIZE)
-
-    def too_much_unread(self, data: bytes = b"") -> bool:
-        return self.protocol.buffered + len(data) > self.max_unread
 
 
 @dataclass(frozen=True)
@@ -158,17 +99,11 @@ class Terms:
     move_time: float = math.inf  # one turn, from the end of writing its first prompt
     budget: float = math.inf  # all of one player's turns together
     send_timeout: float = 10.0  # each write
-    attempts: int = 1  # refused answers in a row that lose (Fault.REFUSED)
+    attempts: float = 1  # refused answers in a row that lose (Fault.REFUSED); math.inf: none
     watch_waiting: bool = False  # read the waiting player's connection while the other moves
-
-
-class Fault(enum.Enum):
-    """Why a match itself ends a game against a player; the rules word it."""
-
-    LEFT = "left"  # its connection closed, or could not take a write
-    TIMED_OUT = "timed out"  # its turn's clock ran out
-    FLOODED = "flooded"  # over max_unread bytes waited from it while the other moved
-    REFUSED = "refused"  # Terms.attempts answers refused in a row
+    # A player that cannot be told the opening or a move's news loses at once
+    # (Fault.LEFT); else it is found out at its next prompt.
+    untold_leaves: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,14 +122,19 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Moved(Generic[S]):
-    """A legal move: the state after it, and the game's ``move`` record of it."""
+    """A legal move: the state after it, the game's ``move`` record of it (None: none),
+    and what either seat is told of it, in order."""
 
     state: S
-    record: dict[str, Any]
+    record: dict[str, Any] | None
+    tells: Tells = ()
 
 
+@dataclass(frozen=True)
 class Again:
-    """An answer refused: the mover gets the prompt again."""
+    """An answer refused: the mover is told ``tells`` (why), then gets the prompt again."""
+
+    tells: Tells = ()
 
 
 AGAIN = Again()
@@ -247,12 +187,13 @@ class Match(Generic[S]):
     def __init__(
         self,
         rules: Rules[S],
-        players: Sequence[Seat],
+        players: Sequence[Occupant],
         state: S,
         *,
         number: int,
         seed: int | str | None,
         hub: record.RecordHub,
+        begun: dict[str, Any] | None = None,
     ) -> None:
         self.rules = rules
         self.players = tuple(players)
@@ -261,6 +202,7 @@ class Match(Generic[S]):
         self.number = number
         self.seed = seed
         self.hub = hub
+        self.begun = begun  # a record of the game's own, before its opening (who deals)
         self.budgets = [rules.terms.budget] * 2
         self.recorder: record.GameRecorder | None = None
 
@@ -279,32 +221,56 @@ class Match(Generic[S]):
             earlier += [(line["t"], seat, line) for line in player.prelude.records]
         for _, seat, line in sorted(earlier, key=lambda entry: entry[:2]):
             players[seat].log(**line)
-        for seat, message in rules.opening(self.state, self.number):
-            await players[seat].send(message, rules.terms.send_timeout)
-        verdict = rules.verdict(self.state)
+        if self.begun is not None:
+            recorder.record(**self.begun)
+        verdict = self._after(await self._tell(rules.opening(self.state, self.number)))
         while verdict is None:
-            verdict = await self._turn()
+            played = await self._turn()
+            if isinstance(played, Verdict):
+                verdict = played
+                continue
+            self.state = played.state
+            if played.record is not None:
+                recorder.record(event="move", **played.record)
+            verdict = self._after(await self._tell(played.tells))
         return await self._finish(recorder, verdict)
 
-    def abandon(self, reason: str) -> None:
+    def _after(self, untold: int | None) -> Verdict | None:
+        """Once the players were told: the seat that could not be told loses, else the board
+        decides (None: the game goes on)."""
+        if untold is not None:
+            return self.rules.forfeit(untold, Fault.LEFT)
+        return self.rules.verdict(self.state)
+
+    def abandon(self, reason: str, details: dict[str, Any] | None = None) -> None:
         """End the record of a game stopped as it stands, with no result."""
         if self.recorder is not None:
-            self.recorder.end(reason)
+            self.recorder.end(reason, details=details)
 
-    async def _turn(self) -> Verdict | None:
-        """Play the mover's turn: None if the game goes on, else how it ended."""
+    async def _tell(self, tells: Iterable[tuple[int, Any]]) -> int | None:
+        """Send each message; the seat that could not be told, if that loses at once."""
+        terms = self.rules.terms
+        for seat, message in tells:
+            told = await self.players[seat].send(message, terms.send_timeout)
+            if not told and terms.untold_leaves:
+                return seat
+        return None
+
+    async def _turn(self) -> Moved[S] | Verdict:
+        """The mover's turn: its legal move, or how the game ended."""
         rules, state = self.rules, self.state
         terms = rules.terms
         seat = rules.to_move(state)
         mover = self.players[seat]
         prompt = rules.prompt(state, seat)
+        limit = min(terms.move_time, self.budgets[seat]) if mover.clocked else math.inf
         clock: TurnClock | None = None
         refused = 0
         try:
             while True:
                 if not await mover.send(prompt, terms.send_timeout):
                     return rules.forfeit(seat, Fault.LEFT)
-                clock = clock or TurnClock(min(terms.move_time, self.budgets[seat]))
+                clock = clock or TurnClock(limit)
                 answer = await self._answer(seat, clock)
                 if isinstance(answer, Verdict):
                     return answer
@@ -313,18 +279,16 @@ class Match(Generic[S]):
                 if isinstance(answer, Closed):
                     return rules.forfeit(seat, Fault.LEFT)
                 judged = rules.judge(state, seat, answer)
-                if isinstance(judged, Moved):
-                    self.state = judged.state
-                    assert self.recorder is not None
-                    self.recorder.record(event="move", **judged.record)
-                    return rules.verdict(judged.state)
-                if isinstance(judged, Verdict):
+                if isinstance(judged, Moved | Verdict):
                     return judged
                 refused += 1
                 if refused >= terms.attempts:
                     return rules.forfeit(seat, Fault.REFUSED)
+                untold = await self._tell(judged.tells)
+                if untold is not None:
+                    return rules.forfeit(untold, Fault.LEFT)
         finally:
-            if clock is not None:
+            if clock is not None and mover.clocked:
                 self.budgets[seat] -= clock.used()
 
     async def _answer(self, seat: int, clock: TurnClock) -> Any:
@@ -338,7 +302,7 @@ class Match(Generic[S]):
 
             async def watch() -> None:
                 nonlocal answer
-                fault = await self._watch(self.players[1 - seat])
+                fault = await self.players[1 - seat].watch()
                 if answer is None:
                     answer = self.rules.forfeit(1 - seat, fault)
                 nursery.cancel_scope.cancel()
@@ -349,21 +313,6 @@ class Match(Generic[S]):
                 answer = event
             nursery.cancel_scope.cancel()
         return answer
-
-    @staticmethod
-    async def _watch(player: Seat) -> Fault:
-        """Read the waiting player's bytes, unparsed, until it loses by them."""
-        while not player.gone:
-            if player.too_much_unread():
-                return Fault.FLOODED
-            data = await player.read()
-            if player.too_much_unread(data):
-                return Fault.FLOODED
-            player.protocol.receive_data(data)
-            if not data:
-                player.note(Closed())
-                player.gone = True
-        return Fault.LEFT
 
     async def _finish(self, recorder: record.GameRecorder, verdict: Verdict) -> Any:
         rules, names = self.rules, self.names
