@@ -107,6 +107,22 @@ class GiveUp(Message, tag="give_up"):
     reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
 
 
+class Accuse(Message, tag="accuse"):
+    """A player's report to the table that ``accused`` broke ``rule`` (protocol 5.9).
+
+    Sent before the player leaves, when it saw something only a cheat or a
+    bug explains. ``nick`` is the accuser's own nick (optional: the table
+    knows who is speaking); ``accused`` may be None when the accuser cannot
+    tell who sent what it saw; ``evidence`` says what it saw (free form; a
+    ``what`` string, in words, goes into the abort reason).
+    """
+
+    rule: Annotated[str, msgspec.Meta(max_length=40)]
+    nick: Nick | None = None
+    accused: Nick | None = None
+    evidence: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
 class GameOver(Message, tag="game_over"):
     """The table's notice to watching connections; it gets no reply."""
 
@@ -125,6 +141,7 @@ Request = (
     | Status
     | LeftWithTurn
     | GiveUp
+    | Accuse
     | YourTurn
     | Offer
     | Pick

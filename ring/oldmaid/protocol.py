@@ -10,7 +10,7 @@ sends a second request before the reply to its first. Which requests a side
 may receive depends on its role:
 
 - ``TABLE_SERVER`` receives join, draw, discard, out_of_cards, status,
-  left_with_turn and give_up;
+  left_with_turn, give_up and accuse;
 - ``TABLE_CLIENT`` receives replies and the table's ``game_over`` notice;
 - ``OFFERER`` (the side that dialled its left neighbour) sends your_turn and
   offer, and answers the pick that follows an accepted offer;
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from ring.framing import DEFAULT_MAX_MESSAGE, Garbage, JsonObjectSplitter, MessageTooLarge
 from ring.oldmaid.messages import (
+    Accuse,
     BadMessage,
     Discard,
     Draw,
@@ -93,14 +94,14 @@ class Farewell:
 Event = Request | Answered | Invalid | Closed | NeedData
 
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
-    Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp),
+    Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp, Accuse),
     Role.TABLE_CLIENT: (GameOver,),
     Role.OFFERER: (Pick,),
     Role.PICKER: (YourTurn, Offer),
 }
 _SENDS: dict[Role, tuple[type[Message], ...]] = {
     Role.TABLE_SERVER: (GameOver,),
-    Role.TABLE_CLIENT: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp),
+    Role.TABLE_CLIENT: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp, Accuse),
     Role.OFFERER: (YourTurn, Offer),
     Role.PICKER: (Pick,),
 }
@@ -113,6 +114,7 @@ _RESULTS: dict[type[Message], frozenset[str]] = {
     Status: frozenset({"ok", "error"}),
     LeftWithTurn: frozenset({"ok", "error"}),
     GiveUp: frozenset({"ok", "error"}),
+    Accuse: frozenset({"ok", "error"}),
     YourTurn: frozenset({"ok", "out", "error"}),
     Offer: frozenset({"ok", "out", "error"}),
     Pick: frozenset({"ok", "error"}),

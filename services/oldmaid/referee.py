@@ -7,128 +7,77 @@ and makes a game a function of its seed and its requests alone.
 
 What the table can and cannot know (WIRE.md): it deals every card, so it
 knows which cards have been drawn and which are discarded, but picks between
-peers are invisible to it. It therefore cannot check who holds a card: any
-player may discard any pair of drawn, not yet discarded cards.
+peers are invisible to it. Once cards pass between players it cannot tell
+who holds one, so any player may then discard any pair of drawn, not yet
+discarded cards. What it can still check (a discard before any card could
+have passed, a claim of an empty hand that must hold more, a card claimed
+twice, an ending that cannot be, a report it can test) is in
+``services.oldmaid.scrutiny`` and ``services.oldmaid.accusations``; the
+abort then names the liar and the rule, or, where the table cannot tell
+which of two players lies, names both and blames neither (protocol 14).
 """
 
 from __future__ import annotations
 
-import enum
 import random
 import re
-from dataclasses import dataclass
-from typing import ClassVar
+from collections import Counter
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair
+from services.oldmaid import scrutiny
+from services.oldmaid.accusations import Accusation
+from services.oldmaid.referee_events import (
+    Aborted,
+    Accused,
+    Address,
+    Dealt,
+    Discarded,
+    GameState,
+    Left,
+    Over,
+    RefereeError,
+    RefereeEvent,
+    Seat,
+    Standing,
+    Started,
+    WentOut,
+)
+from services.oldmaid.referee_reports import REPORT_QUIET, Reports
+from services.oldmaid.scrutiny import Claims, show
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 PAIRS = 26
 DECK_SIZE = 2 * PAIRS + 1
 NICK_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")
-
-Address = tuple[str, int]
-
 _DECK = frozenset(full_deck())
 
-
-class GameState(enum.Enum):
-    WAITING = "waiting"
-    PLAYING = "playing"
-    OVER = "over"
-    ABORTED = "aborted"
-
-
-class RefereeError(Exception):
-    """A request the rules refuse; the text is sent to the client as is."""
-
-    @property
-    def message(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    nick: str
-    address: Address
-
-
-# Referee events: what the transcript records about each decision. The field
-# names are the transcript's (docs/logs.md), so the table writes them as is.
-
-
-@dataclass(frozen=True, slots=True)
-class Started:
-    EVENT: ClassVar[str] = "started"
-    players: list[str]
-    addresses: list[Address]
+__all__ = [
+    "DECK_SIZE",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "PAIRS",
+    "REPORT_QUIET",
+    "Aborted",
+    "Accused",
+    "Address",
+    "Dealt",
+    "Discarded",
+    "GameState",
+    "Left",
+    "Over",
+    "RefereeError",
+    "RefereeEvent",
+    "Seat",
+    "Standing",
+    "Started",
+    "TableGame",
+    "WentOut",
+    "show",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class Dealt:
-    EVENT: ClassVar[str] = "dealt"
-    nick: str
-    card: Card
-    last: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Discarded:
-    EVENT: ClassVar[str] = "discarded"
-    nick: str
-    cards: list[Card]
-
-
-@dataclass(frozen=True, slots=True)
-class WentOut:
-    EVENT: ClassVar[str] = "out"
-    nick: str
-    place: int  # 1 = the winner
-
-
-@dataclass(frozen=True, slots=True)
-class Left:
-    EVENT: ClassVar[str] = "left"
-    nick: str  # a player who was already out closed its table connection
-
-
-@dataclass(frozen=True, slots=True)
-class Over:
-    EVENT: ClassVar[str] = "over"
-    loser: str
-    out: list[str]
-    undiscarded: int  # pairs never discarded (0 when every player discarded every pair)
-
-
-@dataclass(frozen=True, slots=True)
-class Aborted:
-    EVENT: ClassVar[str] = "aborted"
-    reason: str
-    # The player the reason names as the one at fault, where there is one.
-    culprit: str | None = None
-
-
-RefereeEvent = Started | Dealt | Discarded | WentOut | Left | Over | Aborted
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """What ``status`` reports; ``in_`` because ``in`` is a keyword."""
-
-    state: GameState
-    in_: tuple[str, ...]
-    out: tuple[str, ...]
-    loser: str | None = None
-    reason: str | None = None
-    undiscarded: int = 0  # pairs never discarded; reported once the game is over
-
-
-def show(card: Card) -> str:
-    """A card as the client wrote it on the wire, so error messages match its request."""
-    return f'["{card.value}","{card.suit}"]'
-
-
-class TableGame:
+class TableGame(Reports, Claims):
     """One game at one table, from the first join to game over (or abort).
 
     Seating and the deck depend only on the seed and on who joined, not on
@@ -144,6 +93,7 @@ class TableGame:
         self.loser: str | None = None
         self.reason: str | None = None
         self.culprit: str | None = None  # the player an abort names as at fault
+        self.rule: str | None = None  # the rule an abort says was broken (protocol 14)
         self._joined: dict[str, Address] = {}  # in join order
         self._seats: list[Seat] = []
         self._seat_of: dict[str, int] = {}
@@ -151,8 +101,16 @@ class TableGame:
         self._position: dict[Card, int] = {}  # where each card lies in the deck
         self._dealt = 0
         self._discarded: dict[Card, str] = {}  # card -> who discarded it
+        self._pairs_by: Counter[str] = Counter()  # pairs each player discarded
         self._out: list[str] = []
+        self._bare_outs: set[str] = set()  # out by out_of_cards: may have kept a pair (13.5)
         self._left: set[str] = set()  # out players whose table connection closed
+        # Who made each move (a draw, a discard, a player going out), in order,
+        # and whether it was a player going out by out_of_cards.
+        self._moves: list[tuple[str, bool]] = []
+        self._out_at: dict[str, int] = {}  # how many moves were made when each player went out
+        self._last_move: str | None = None  # what the table last saw a player do
+        self._pending: Accusation | None = None  # an accusation waiting for its verdict
         self._events: list[RefereeEvent] = []
 
     # -- what the table may read -------------------------------------------
@@ -196,6 +154,16 @@ class TableGame:
     @property
     def undiscarded_pairs(self) -> int:
         return PAIRS - len(self._discarded) // 2
+
+    @property
+    def last_move(self) -> str | None:
+        """What the table last saw a player do, as words: who it last knew held the turn."""
+        return self._last_move
+
+    @property
+    def pending(self) -> Accusation | None:
+        """An accusation the table will act on once its window has passed (``settle``)."""
+        return self._pending if self.state is GameState.PLAYING else None
 
     @property
     def decided(self) -> bool:
@@ -245,7 +213,9 @@ class TableGame:
 
         A player who is out no longer matters to the game, so it may leave
         (WIRE.md); the loser leaving once the game is decided ends it. Any
-        other player still in leaving aborts the game.
+        other player still in leaving aborts the game, but while an
+        accusation waits for its verdict (a player that accused someone
+        leaves once it has said so), only the accused leaving settles it.
         """
         if nick not in self._joined:
             raise RefereeError(f"{nick} has not joined")
@@ -255,10 +225,13 @@ class TableGame:
             if nick in self._out:
                 self._left.add(nick)
                 self._events.append(Left(nick))
+            elif self._pending is not None:
+                if nick == self._pending.accused:
+                    self.settle()
             elif self.decided:
                 self.end_without_pairs()
             else:
-                self.abort(f"{nick} left the table", culprit=nick)
+                self.abort(f"{nick} left the table", culprit=nick, rule="left")
 
     def start(self) -> tuple[Seat, ...]:
         self._require(GameState.WAITING)
@@ -300,6 +273,12 @@ class TableGame:
         self._dealt += 1
         last = self.undrawn == 0
         self._events.append(Dealt(nick, card, last))
+        if last:
+            self._moved(
+                nick, f"{nick} drew the last card (so it held the first turn of the offers)"
+            )
+        else:
+            self._moved(nick, f"{nick} drew card {self._dealt} (and was to pass the draw turn on)")
         return card, last
 
     def discard(self, nick: str, first: Card, second: Card, declares_out: bool = False) -> None:
@@ -323,16 +302,24 @@ class TableGame:
             if self._position.get(card, DECK_SIZE) >= self._dealt:
                 raise RefereeError(f"{show(card)} has not been drawn yet")
         for card in (first, second):
-            if card in self._discarded:
-                raise RefereeError(
-                    f"{show(card)} was already discarded (by {self._discarded[card]})"
-                )
-        if declares_out:
-            self._check_may_go_out(nick)
+            self._check_unclaimed(nick, card)
+        if self.undrawn > 0:
+            for card in (first, second):
+                self._check_own_deal(nick, card)
+        # A true flag counts only once the deck is empty (WIRE.md), like out_of_cards.
+        goes_out = declares_out and self.undrawn == 0
+        if goes_out:
+            self._check_claim(nick, pairs=self._pairs_by[nick] + 1)
         self._discarded[first] = self._discarded[second] = nick
+        self._pairs_by[nick] += 1
         self._events.append(Discarded(nick, [first, second]))
-        if declares_out:
-            self._count_out(nick)
+        self._moved(
+            nick,
+            f"{nick} discarded a pair (a player discards as it draws or picks, so {nick} "
+            "held the turn then)",
+        )
+        if goes_out:
+            self._count_out(nick, bare=False)
         self._check_over()
 
     def out_of_cards(self, nick: str) -> bool:
@@ -342,71 +329,37 @@ class TableGame:
             return False
         self._require(GameState.PLAYING)
         self._seat(nick)
-        self._check_may_go_out(nick)
-        counted = self._count_out(nick)
+        # A hand can empty during the draw and fill again, so only an empty
+        # hand after the last card was dealt counts (WIRE.md).
+        if self.undrawn > 0 or nick in self._out:
+            return False
+        self._check_claim(nick, pairs=self._pairs_by[nick])
+        self._count_out(nick, bare=True)
         self._check_over()
-        return counted
-
-    def left_with_turn(self, reporter: str, nick: str) -> str:
-        """A peer reports that ``nick`` took the turn, went out and left without passing it.
-
-        Nobody holds the turn any more, so the game cannot go on; it is
-        aborted naming ``nick``. The report is believed only as far as the
-        table can check it: ``nick`` must be out and gone from the table.
-        Returns the reason the game was aborted with.
-        """
-        self._require(GameState.PLAYING)
-        self._seat(reporter)
-        self._seat(nick)
-        if nick not in self._out:
-            raise RefereeError(f"{nick} is still in the game, so it cannot have left with the turn")
-        if nick not in self._left:
-            raise RefereeError(f"{nick} is out but still connected to the table")
-        reason = (
-            f"{nick} went out holding the turn and left without passing it (a player who "
-            f"goes out holding the turn must pass it on with an offer of num_cards 0); "
-            f"reported by {reporter}"
-        )
-        self.abort(reason, culprit=nick)
-        return reason
-
-    def give_up(self, reporter: str, nick: str | None, reason: str) -> str:
-        """``reporter`` cannot go on and is about to leave, because of ``nick``.
-
-        A player who is in and leaves aborts the game anyway; its last word
-        lets the abort name the player who fell silent or broke the protocol
-        towards it, rather than the one who waited for it. The table cannot
-        see messages between peers, so the reason says whose word it is.
-        Returns the reason the game was aborted with.
-        """
-        self._require(GameState.PLAYING)
-        self._seat(reporter)
-        reason = " ".join(reason.split()) or "gave no reason"
-        if nick is None:
-            text = f"{reporter} gave up: {reason}"
-            self.abort(text)
-            return text
-        self._seat(nick)
-        if nick == reporter:
-            raise RefereeError("a player cannot give up because of itself; leave instead")
-        text = f"{nick} {reason} (reported by {reporter}, which gave up waiting)"
-        self.abort(text, culprit=nick)
-        return text
+        return True
 
     def end_without_pairs(self) -> None:
-        """End a decided game although pairs were never discarded (see ``decided``)."""
+        """End a decided game although pairs were never discarded (see ``decided``).
+
+        Each player that went out by ``out_of_cards`` may have kept its last
+        pair (13.5); more pairs missing than that cannot be, and the game is
+        aborted instead.
+        """
         if not self.decided:
             raise RefereeError("the game is not decided")
-        self._end()
+        if not self._pairs_vanished(grace=0):
+            self._end()
 
-    def abort(self, reason: str, *, culprit: str | None = None) -> bool:
+    def abort(self, reason: str, *, culprit: str | None = None, rule: str | None = None) -> bool:
         """End the game without a loser; False if it had already ended."""
         if self.state not in (GameState.WAITING, GameState.PLAYING):
             return False
         self.state = GameState.ABORTED
         self.reason = reason
         self.culprit = culprit
-        self._events.append(Aborted(reason, culprit))
+        self.rule = rule
+        self._pending = None
+        self._events.append(Aborted(reason, culprit, rule))
         return True
 
     # -- helpers --------------------------------------------------------------
@@ -428,30 +381,36 @@ class TableGame:
             raise RefereeError(f"{nick} is not playing in this game")
         return seat
 
-    def _check_may_go_out(self, nick: str) -> None:
-        # The last player in holds the Old Maid (it is never discarded), so a
-        # claim of an empty hand from it is false; accepting it would leave
-        # the game with no loser.
-        if self.undrawn == 0 and nick not in self._out and len(self._out) == len(self._seats) - 1:
-            raise RefereeError(
-                f"{nick} is the last player in and so holds the Old Maid: it cannot be out of cards"
-            )
+    def _nicks(self) -> list[str]:
+        return [seat.nick for seat in self._seats]
 
-    def _count_out(self, nick: str) -> bool:
-        # A hand can empty during the draw and fill again, so only an empty
-        # hand after the last card was dealt counts (WIRE.md).
-        if self.undrawn > 0 or nick in self._out:
-            return False
+    def _in_between(self, first: str, last: str) -> list[str]:
+        """The players still in strictly between ``first`` and ``last``, going left."""
+        return [s for s in scrutiny.between(self._nicks(), first, last) if s not in self._out]
+
+    def _moved(self, nick: str, what: str, *, bare_out: bool = False) -> None:
+        self._moves.append((nick, bare_out))
+        self._last_move = what
+
+    def _count_out(self, nick: str, *, bare: bool) -> None:
         self._out.append(nick)
+        self._out_at[nick] = len(self._moves) + 1
+        if bare:
+            self._bare_outs.add(nick)
         self._events.append(WentOut(nick, len(self._out)))
-        return True
+        self._moved(nick, f"{nick} went out", bare_out=bare)
 
     def _one_left_in(self) -> bool:
         return self.undrawn == 0 and len(self._out) == len(self._seats) - 1
 
     def _check_over(self) -> None:
-        if self._one_left_in() and self.undiscarded_pairs == 0:
+        if not self._one_left_in():
+            return
+        if self.undiscarded_pairs == 0:
             self._end()
+        else:
+            # The loser may still discard the pair its last pick made.
+            self._pairs_vanished(grace=1)
 
     def _end(self) -> None:
         self.loser = next(s.nick for s in self._seats if s.nick not in self._out)

@@ -42,6 +42,9 @@ class TableConfig:
     # Once every player but one is out, how long to wait for pairs still
     # undiscarded before ending the game without them (WIRE.md).
     last_pair_grace: float = 2.0
+    # An accusation that names the accused (protocol 5.9) waits this long for a
+    # counter-accusation before the game is aborted on it.
+    accuse_window: float = 0.5
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
     # Tests turn it off to meet the per-address cap from 127.0.0.1.

@@ -20,6 +20,7 @@ import msgspec
 import trio
 
 from ring.oldmaid.messages import (
+    Accuse,
     Discard,
     Draw,
     GameOver,
@@ -27,6 +28,7 @@ from ring.oldmaid.messages import (
     LeftWithTurn,
     OutOfCards,
     Reply,
+    error,
     ok,
 )
 from ring.record import Player
@@ -126,6 +128,7 @@ class Game:
         last_pair_grace: float,
         on_change: Callable[[], None],
         turn_timeout: float = math.inf,
+        accuse_window: float = 0.5,
     ) -> None:
         self.number = number
         self.seed = seed
@@ -144,6 +147,9 @@ class Game:
         self._timer: trio.CancelScope | None = None
         # Its deadline is turn_timeout after the last move (set once the game starts).
         self._stuck: trio.CancelScope | None = None
+        self._last_move_at = math.inf  # trio.current_time() of the last draw, discard or out
+        # An accusation that names the accused waits this long for a counter-accusation.
+        self._accuse_window = accuse_window
         self._end_announced = False
         self._grace_armed = False
 
@@ -197,11 +203,19 @@ class Game:
             self.referee.out_of_cards(nick)
             return ok()
         if isinstance(request, LeftWithTurn):
-            self.referee.left_with_turn(nick, request.nick)
+            quiet = trio.current_time() - self._last_move_at
+            self.referee.left_with_turn(nick, request.nick, quiet=quiet)
             return ok()
         if isinstance(request, GiveUp):
             self.referee.give_up(nick, request.nick, request.reason)
             return ok()
+        if isinstance(request, Accuse):
+            if request.nick is not None and request.nick != nick:
+                return error(f"this connection is {nick}, not {request.nick}")
+            message = self.referee.accuse(nick, request.accused, request.rule, request.evidence)
+            if self.referee.pending is not None:
+                self._nursery.start_soon(self._settle_later, self.referee.pending)
+            return ok(message=message)
         # The Link lets only table requests through; anything else is a bug there.
         raise AssertionError(f"unexpected request {request!r}")
 
@@ -222,10 +236,10 @@ class Game:
         events = self.referee.take_events()
         for event in events:
             self.transcript.referee(event.EVENT, **msgspec.to_builtins(event))
-        if self._stuck is not None and any(
-            isinstance(e, Dealt | Discarded | WentOut) for e in events
-        ):
-            self._stuck.deadline = trio.current_time() + self._turn_timeout
+        if any(isinstance(e, Dealt | Discarded | WentOut) for e in events):
+            self._last_move_at = trio.current_time()
+            if self._stuck is not None:
+                self._stuck.deadline = self._last_move_at + self._turn_timeout
         if self.referee.decided and not self._grace_armed:
             self._grace_armed = True
             self._nursery.start_soon(self._end_after_grace)
@@ -235,6 +249,14 @@ class Game:
         await trio.sleep(self._last_pair_grace)
         if self.referee.decided:
             self.referee.end_without_pairs()
+            self.record_decisions()
+            await self.announce_end()
+
+    async def _settle_later(self, accusation: object) -> None:
+        """Act on an accusation once no counter-accusation came within the window."""
+        await trio.sleep(self._accuse_window)
+        if self.referee.pending is accusation:
+            self.referee.settle()
             self.record_decisions()
             await self.announce_end()
 
@@ -252,7 +274,7 @@ class Game:
             return
         if referee.decided:
             return  # the last-pair grace ends it
-        referee.abort(self._stuck_reason())
+        referee.abort(self._stuck_reason(), rule="stalled")
         self.record_decisions()
         await self.announce_end()
 
@@ -264,8 +286,9 @@ class Game:
             still_in = ", ".join(referee.status().in_)
             return (
                 f"nothing moved for {waited} in the offer phase (no discard, no player out); "
-                "the turn passes from peer to peer there, unseen by the table, so it cannot "
-                f"tell who holds it (still in: {still_in})"
+                f"the last the table saw: {referee.last_move}; the turn passes from peer to "
+                f"peer there, unseen by the table, so it cannot tell who holds it now (still "
+                f"in: {still_in})"
             )
         dealt = len(referee.drawn)
         if dealt == 0:
@@ -399,7 +422,10 @@ class Game:
                 details={"undiscarded": undiscarded},
             )
         elif referee.state is GameState.ABORTED:
-            self.transcript.end(referee.reason or "aborted", culprit=referee.culprit)
+            details = {"rule": referee.rule} if referee.rule else {}
+            self.transcript.end(
+                referee.reason or "aborted", culprit=referee.culprit, details=details
+            )
         else:
             self.transcript.end("the table shut down")
 

@@ -93,6 +93,7 @@ class TableServer:
             last_pair_grace=config.last_pair_grace,
             on_change=self._game_changed,
             turn_timeout=config.turn_timeout,
+            accuse_window=config.accuse_window,
         )
         host, port = self.address
         game.transcript.referee(

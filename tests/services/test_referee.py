@@ -19,7 +19,9 @@ from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair, partner, split_p
 from services.oldmaid.referee import (
     DECK_SIZE,
     PAIRS,
+    REPORT_QUIET,
     Aborted,
+    Accused,
     Dealt,
     Discarded,
     GameState,
@@ -67,6 +69,27 @@ def drawn_pair(game: TableGame) -> tuple[Card, Card]:
     drawn = [card for card in game.drawn if card not in discarded]
     _, pairs = split_pairs(drawn)
     return pairs[0]
+
+
+def empty_hand(game: TableGame, nick: str) -> None:
+    """After the deal, discard pairs as ``nick`` (the table cannot tell whose they are once
+    cards may have passed) until the table can believe that its hand is empty."""
+    while game.least_held(nick)[0] > 0:
+        game.discard(nick, *drawn_pair(game))
+
+
+def out_but(game: TableGame, loser: str, missing: int = 0, others: list[str] | None = None) -> None:
+    """Deal the whole deck, and count every player but ``loser`` out (in the order of
+    ``others``), with ``missing`` pairs never discarded (the loser discards the others)."""
+    deal_all(game)
+    if others is None:
+        others = [nick for nick in nicks(game) if nick != loser]
+    for nick in others:
+        empty_hand(game, nick)
+    while game.undiscarded_pairs > missing:
+        game.discard(loser, *drawn_pair(game))
+    for nick in others:
+        game.out_of_cards(nick)
 
 
 def error_text(call: Callable[..., object], *args: Any, **kwargs: Any) -> str:
@@ -119,7 +142,7 @@ def test_leaving_during_play_aborts_and_names_the_player() -> None:
     game.leave("p1")
     assert game.state is GameState.ABORTED
     assert game.reason == "p1 left the table"
-    assert game.take_events() == [Aborted("p1 left the table", culprit="p1")]
+    assert game.take_events() == [Aborted("p1 left the table", culprit="p1", rule="left")]
     assert "aborted: p1 left the table" in error_text(game.draw, "p0")
 
 
@@ -250,9 +273,56 @@ def test_a_pair_is_discarded_once_by_anyone() -> None:
     someone = nicks(game)[2]
     game.discard(someone, first, second)  # the table cannot know who holds them
     assert game.take_events() == [Discarded(someone, [first, second])]
-    text = error_text(game.discard, nicks(game)[0], second, first)
-    assert "already discarded" in text and someone in text
+    text = error_text(game.discard, someone, second, first)
+    assert "already discarded" in text and someone in text  # its own again: refused
+    assert game.state is GameState.PLAYING
     assert game.discarded == {first: someone, second: someone}
+
+
+def test_a_card_claimed_twice_names_both_claimants_and_blames_neither() -> None:
+    game = started(3)
+    deal_all(game)
+    first, second = drawn_pair(game)
+    one, other = nicks(game)[2], nicks(game)[0]
+    game.discard(one, first, second)
+    game.take_events()
+    text = error_text(game.discard, other, second, first)
+    assert text.startswith("a card claimed twice: ") and one in text and other in text
+    assert (game.state, game.reason, game.culprit, game.rule) == (
+        GameState.ABORTED,
+        text,
+        None,
+        "claimed_twice",
+    )
+    assert game.take_events() == [Aborted(text, None, "claimed_twice")]
+    assert game.discarded == {first: one, second: one}
+
+
+def test_a_discard_of_another_players_deal_before_the_deck_is_empty_names_the_liar() -> None:
+    for seed in range(20):
+        game = started(3, seed)
+        order = nicks(game)
+        while True:
+            game.draw(game.turn)
+            _, pairs = split_pairs(game.drawn)
+            owners = {
+                nick
+                for pair in pairs
+                for card in pair
+                for nick in order
+                if order.index(nick) == game.drawn.index(card) % 3
+            }
+            if pairs and len(owners) == 1:
+                break
+        liar = next(nick for nick in order if nick not in owners)
+        text = error_text(game.discard, liar, *pairs[0])
+        assert text.startswith(f"{liar} discarded ") and "dealt to" in text
+        assert (game.state, game.culprit, game.rule) == (
+            GameState.ABORTED,
+            liar,
+            "dealt_to_another",
+        )
+        return
 
 
 def test_discard_before_start_and_after_abort() -> None:
@@ -276,6 +346,9 @@ def test_going_out_counts_only_once_the_deck_is_empty() -> None:
     game.draw(order[0])
     assert game.out_of_cards(order[0]) is False
     deal_all(game)
+    empty_hand(game, order[1])
+    while game.undiscarded_pairs > 1:
+        game.discard(order[0], *drawn_pair(game))
     game.take_events()
     assert game.out_of_cards(order[1]) is True
     assert game.take_events() == [WentOut(order[1], 1)]
@@ -293,6 +366,9 @@ def test_a_true_flag_on_a_discard_counts_as_out_only_after_the_draw() -> None:
     game.discard(order[0], first, second, declares_out=True)
     assert game.out == ()
     deal_all(game)
+    game.discard(order[1], *drawn_pair(game))
+    while game.least_held(order[1])[0] > 2:
+        game.discard(order[1], *drawn_pair(game))
     first, second = drawn_pair(game)
     game.take_events()
     game.discard(order[1], first, second, declares_out=True)
@@ -303,17 +379,54 @@ def test_a_true_flag_on_a_discard_counts_as_out_only_after_the_draw() -> None:
 
 
 def test_the_last_player_in_holds_the_old_maid() -> None:
-    game = started(3)
+    for declares in (False, True):
+        game = started(3)
+        order = nicks(game)
+        out_but(game, order[1], missing=1)
+        assert game.decided
+        discarded = game.discarded
+        if declares:
+            text = error_text(game.discard, order[1], *drawn_pair(game), declares_out=True)
+        else:
+            text = error_text(game.out_of_cards, order[1])
+        # Someone lies: the claimant, or a player out holding the Old Maid.
+        assert text.startswith(f"the Old Maid vanished: {order[1]}, the last player in")
+        assert order[0] in text and order[2] in text
+        assert (game.state, game.culprit, game.rule) == (
+            GameState.ABORTED,
+            None,
+            "old_maid_vanished",
+        )
+        assert game.discarded == discarded  # the refused discard changed nothing
+
+
+def test_an_empty_hand_that_must_hold_cards_names_the_liar() -> None:
+    game = started(2)
     order = nicks(game)
     deal_all(game)
-    game.out_of_cards(order[0])
-    game.out_of_cards(order[2])
-    assert "last player in" in error_text(game.out_of_cards, order[1])
-    first, second = drawn_pair(game)
-    text = error_text(game.discard, order[1], first, second, declares_out=True)
-    assert "last player in" in text
-    assert game.discarded == {}  # a refused request changes nothing
-    game.discard(order[1], first, second)
+    least, why = game.least_held(order[0])
+    assert least >= 24 and "dealt it 2" in why
+    text = error_text(game.out_of_cards, order[0])
+    assert text.startswith(f"{order[0]} claimed an empty hand, but it holds at least {least}")
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[0], "hand_not_empty")
+
+
+def test_what_an_empty_hand_may_still_hold() -> None:
+    # A pass from each player out right next to it, and the first offer turn of
+    # the last card's drawer, let a player give a card it never picked.
+    game = started(4)
+    order = nicks(game)
+    deal_all(game)
+    last = order[(DECK_SIZE - 1) % 4]
+    for nick in order:
+        game.discard(nick, *drawn_pair(game))
+    before = {nick: game.least_held(nick)[0] for nick in order}
+    right = order[(order.index(last) - 1) % 4]
+    empty_hand(game, right)
+    game.out_of_cards(right)
+    assert game.least_held(last)[0] == before[last] - 1  # a pass may come from the right
+    left = order[(order.index(last) + 1) % 4]
+    assert game.least_held(left)[0] == before[left]  # the last drawer is in, to its right
 
 
 def test_status_before_during_and_after() -> None:
@@ -326,9 +439,7 @@ def test_status_before_during_and_after() -> None:
     game.start()
     order = nicks(game)
     assert game.status().in_ == tuple(order)
-    deal_all(game)
-    game.out_of_cards(order[2])
-    game.out_of_cards(order[0])
+    out_but(game, order[1], missing=3, others=[order[2], order[0]])
     standing = game.status()
     assert standing.state is GameState.PLAYING
     assert standing.in_ == (order[1],)
@@ -355,6 +466,7 @@ def test_over_needs_every_pair_and_all_but_one_out() -> None:
     game = started(2)
     order = nicks(game)
     deal_all(game)
+    empty_hand(game, order[1])
     while len(game.discarded) < 2 * PAIRS:
         game.discard(order[0], *drawn_pair(game))
     assert game.state is GameState.PLAYING  # pairs done, but nobody is out yet
@@ -363,18 +475,11 @@ def test_over_needs_every_pair_and_all_but_one_out() -> None:
     assert game.loser == order[0]
 
 
-def out_but(game: TableGame, loser: str) -> None:
-    """Deal the whole deck and count every player but ``loser`` out."""
-    deal_all(game)
-    for nick in nicks(game):
-        if nick != loser:
-            game.out_of_cards(nick)
-
-
 def test_an_out_player_may_leave_and_the_game_goes_on() -> None:
     game = started(3)
     order = nicks(game)
     deal_all(game)
+    empty_hand(game, order[0])
     game.out_of_cards(order[0])
     game.take_events()
     game.leave(order[0])
@@ -398,10 +503,10 @@ def test_leaving_after_an_early_out_of_cards_still_aborts() -> None:
 def test_one_player_left_in_with_pairs_missing_is_decided_not_over() -> None:
     game = started(3)
     order = nicks(game)
-    out_but(game, order[1])
+    out_but(game, order[1], missing=3)  # two went out by out_of_cards, and one pick's pair
     assert game.decided
     assert game.state is GameState.PLAYING
-    assert game.undiscarded_pairs == PAIRS
+    assert game.undiscarded_pairs == 3
     # The pairs may still come; the last one ends the game as usual.
     while len(game.discarded) < 2 * PAIRS:
         game.discard(order[1], *drawn_pair(game))
@@ -415,6 +520,7 @@ def test_a_decided_game_ends_without_the_missing_pairs() -> None:
     game = started(2)
     order = nicks(game)
     deal_all(game)
+    empty_hand(game, order[1])
     while len(game.discarded) < 2 * PAIRS - 2:
         game.discard(order[0], *drawn_pair(game))
     assert "not decided" in error_text(game.end_without_pairs)
@@ -432,30 +538,81 @@ def test_a_decided_game_ends_without_the_missing_pairs() -> None:
 def test_the_loser_leaving_a_decided_game_ends_it() -> None:
     game = started(3)
     order = nicks(game)
-    out_but(game, order[2])
+    out_but(game, order[2], missing=2)
     game.leave(order[2])
     assert (game.state, game.loser) == (GameState.OVER, order[2])
-    assert game.status().undiscarded == PAIRS
+    assert game.status().undiscarded == 2
+
+
+def test_more_pairs_missing_than_honest_players_leave_cannot_end_a_game() -> None:
+    # One player out by out_of_cards may keep a pair, and the loser's last pick may
+    # make one: three missing when one is left in is more than that.
+    game = started(2)
+    order = nicks(game)
+    deal_all(game)
+    empty_hand(game, order[1])
+    while game.undiscarded_pairs > 3:
+        game.discard(order[0], *drawn_pair(game))
+    game.out_of_cards(order[1])
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, "pairs_vanished")
+    assert game.reason is not None and game.reason.startswith("pairs vanished: 3 pairs")
+    # Two missing waits for the loser's pair; the grace ends it with one kept pair at most.
+    game = started(2)
+    deal_all(game)
+    empty_hand(game, order[1])
+    while game.undiscarded_pairs > 2:
+        game.discard(order[0], *drawn_pair(game))
+    game.out_of_cards(order[1])
+    assert game.decided
+    game.end_without_pairs()
+    assert (game.state, game.rule) == (GameState.ABORTED, "pairs_vanished")
 
 
 def test_left_with_turn_aborts_naming_the_player_and_the_rule() -> None:
     game = started(4)
     order = nicks(game)
     deal_all(game)
+    empty_hand(game, order[1])
     game.out_of_cards(order[1])
     assert "still in the game" in error_text(game.left_with_turn, order[0], order[2])
     assert "still connected" in error_text(game.left_with_turn, order[0], order[1])
     assert "not playing" in error_text(game.left_with_turn, "ghost", order[1])
     assert "not playing" in error_text(game.left_with_turn, order[0], "ghost")
+    assert "itself" in error_text(game.left_with_turn, order[1], order[1])
     game.leave(order[1])
     assert game.state is GameState.PLAYING
-    reason = game.left_with_turn(order[0], order[1])
+    # Only the player that handed it the turn, right of it with no one in between, can know.
+    text = error_text(game.left_with_turn, order[3], order[1])
+    assert f"{order[3]} cannot have handed {order[1]} the turn: {order[0]} sits" in text
+    # A game that moved a moment ago is not stalled.
+    assert "moved 0.10 s ago" in error_text(game.left_with_turn, order[0], order[1], quiet=0.1)
+    assert game.state is GameState.PLAYING
+    reason = game.left_with_turn(order[0], order[1], quiet=REPORT_QUIET)
     assert game.state is GameState.ABORTED
-    assert game.reason == reason
+    assert (game.reason, game.culprit, game.rule) == (reason, order[1], "left_with_turn")
     assert reason.startswith(f"{order[1]} went out holding the turn and left without passing it")
     assert "num_cards 0" in reason
     assert reason.endswith(f"reported by {order[0]}")
     assert "aborted" in error_text(game.left_with_turn, order[0], order[1])
+
+
+def test_left_with_turn_is_refused_once_the_game_moved_after_the_player_went_out() -> None:
+    game = started(3)
+    order = nicks(game)
+    deal_all(game)
+    for nick in order[:2]:
+        empty_hand(game, nick)
+    while game.undiscarded_pairs > 2:
+        game.discard(order[2], *drawn_pair(game))
+    game.out_of_cards(order[1])
+    game.leave(order[1])
+    game.out_of_cards(order[0])  # the one that handed it the turn: its last card was picked
+    game.take_events()
+    assert game.state is GameState.PLAYING
+    game.discard(order[2], *drawn_pair(game))  # someone else moved: the turn went on
+    text = error_text(game.left_with_turn, order[0], order[1])
+    assert text.startswith(f"the game moved after {order[1]} went out ({order[2]} discarded")
+    assert game.state is GameState.PLAYING
 
 
 def test_give_up_aborts_naming_the_player_it_blames_not_the_reporter() -> None:
@@ -465,14 +622,32 @@ def test_give_up_aborts_naming_the_player_it_blames_not_the_reporter() -> None:
     assert "not playing" in error_text(game.give_up, order[0], "ghost", "did not answer")
     assert "because of itself" in error_text(game.give_up, order[0], order[0], "did not answer")
     assert game.state is GameState.PLAYING
-    reason = game.give_up(order[0], order[2], "did not answer offer\nwithin 10 s")
+    reason = game.give_up(order[0], order[1], "did not answer offer\nwithin 10 s")
     assert reason == (
-        f"{order[2]} did not answer offer within 10 s (reported by {order[0]}, "
+        f"{order[1]} did not answer offer within 10 s (reported by {order[0]}, "
         "which gave up waiting)"
     )
-    assert (game.state, game.reason, game.culprit) == (GameState.ABORTED, reason, order[2])
-    assert game.take_events()[-1] == Aborted(reason, culprit=order[2])
+    assert (game.state, game.reason, game.culprit) == (GameState.ABORTED, reason, order[1])
+    assert game.take_events()[-1] == Aborted(reason, culprit=order[1], rule="give_up")
     assert "aborted" in error_text(game.give_up, order[1], order[3], "did not pick")
+
+
+def test_give_up_names_no_one_where_the_report_cannot_be_true() -> None:
+    # A player deals only with its neighbours among the players in, and one that is
+    # out only answers out: a report about anyone else is the reporter's word alone.
+    game = started(4)
+    order = nicks(game)
+    reason = game.give_up(order[0], order[2], "did not answer offer within 10 s")
+    assert reason.startswith(f"{order[0]} gave up, saying {order[2]} did not answer offer")
+    assert f"{order[2]} is not next to {order[0]}" in reason
+    assert (game.state, game.culprit) == (GameState.ABORTED, None)
+    game = started(3)
+    order = nicks(game)
+    deal_all(game)
+    empty_hand(game, order[1])
+    game.out_of_cards(order[1])
+    reason = game.give_up(order[0], order[1], "sent garbage")
+    assert f"{order[1]} is out" in reason and game.culprit is None
 
 
 def test_give_up_without_a_culprit_names_no_one_else() -> None:
@@ -687,9 +862,20 @@ def apply(game: TableGame, action: tuple) -> None:
     elif kind == "out_of_cards":
         game.out_of_cards(args[0])
     elif kind == "all_out_but":
-        for i, seat in enumerate(game.seats):
-            if i != args[0] and len(game.out) < len(game.seats) - 1:
-                game.out_of_cards(seat.nick)
+        # As a game would go: the others empty their hands, the loser discards all
+        # but one pair for each of them (each may keep its last), and they go out.
+        others = [
+            s.nick for i, s in enumerate(game.seats) if i != args[0] and s.nick not in game.out
+        ]
+        if game.state is GameState.PLAYING and game.undrawn == 0 and len(game.seats) > args[0]:
+            for nick in others:
+                while game.least_held(nick)[0] > 0 and _some_pair(game):
+                    game.discard(nick, *drawn_pair(game))
+            while game.undiscarded_pairs > len(others) and _some_pair(game):
+                game.discard(game.seats[args[0]].nick, *drawn_pair(game))
+        for nick in others:
+            if len(game.out) < len(game.seats) - 1:
+                game.out_of_cards(nick)
     elif kind == "status":
         game.status()
     elif kind == "abort" and args[0] == 0:
@@ -698,6 +884,10 @@ def apply(game: TableGame, action: tuple) -> None:
         game.end_without_pairs()
     elif kind == "left_with_turn":
         game.left_with_turn(*args)
+
+
+def _some_pair(game: TableGame) -> bool:
+    return bool(split_pairs(c for c in game.drawn if c not in game.discarded)[1])
 
 
 def check_consistent(game: TableGame, events: list) -> None:
@@ -775,10 +965,92 @@ def test_any_sequence_of_requests_is_accepted_or_refused_cleanly(
             apply(game, action)
         except RefereeError as exc:
             assert exc.message  # every refusal says why
-            # A refusal changes nothing.
-            assert (game.state, game.drawn, game.discarded, game.out, game.joined) == before
+            # A refusal changes nothing, but for a claim the table knows is false: that
+            # ends the game (and a script's first steps may have gone through).
+            if game.state is GameState.ABORTED and before[0] is GameState.PLAYING:
+                assert game.rule is not None and exc.message == game.reason
+            elif action[0] != "all_out_but":
+                assert (game.state, game.drawn, game.discarded, game.out, game.joined) == before
         events.extend(game.take_events())
         check_consistent(game, events)
     event(f"ended {game.state.value}")
     if game.state is GameState.OVER:
         event("over, pairs undiscarded" if game.status().undiscarded else "over, all pairs")
+
+
+# -- accusations (protocol 5.9) -------------------------------------------------------
+
+
+def test_an_accusation_from_a_dialled_connection_names_the_accused_after_its_window() -> None:
+    game = started(4)
+    order = nicks(game)
+    game.take_events()
+    evidence = {"num_cards": 5, "card_nums": [1, 3]}
+    answer = game.accuse(order[0], order[1], "second_pick", evidence)
+    assert "in a moment naming" in answer and game.pending is not None
+    assert game.state is GameState.PLAYING
+    game.leave(order[0])  # the accuser leaves once it has said it: no abort naming it
+    assert game.state is GameState.PLAYING
+    game.settle()
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[1], "second_pick")
+    assert game.reason is not None
+    assert game.reason.startswith(f"{order[1]} picked twice from one offer of {order[0]}'s")
+    assert game.reason.endswith(f"reported by {order[0]}")
+    events = game.take_events()
+    assert events[0] == Accused(order[0], order[1], "second_pick", "pending")
+    assert events[-1] == Aborted(game.reason, order[1], "second_pick")
+
+
+def test_the_accused_leaving_settles_the_accusation_at_once() -> None:
+    game = started(3)
+    order = nicks(game)
+    game.accuse(order[0], order[1], "bad_picks", {})
+    game.leave(order[1])
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[1], "bad_picks")
+
+
+def test_an_accusation_that_contradicts_the_table_is_refused_and_the_game_goes_on() -> None:
+    game = started(4)
+    order = nicks(game)
+    # A picker is the next player in to the left, not one further on.
+    text = error_text(game.accuse, order[0], order[2], "second_pick", {})
+    assert f"{order[2]} is not the player {order[0]} offers to: {order[1]} sits" in text
+    assert "unknown rule" in error_text(game.accuse, order[0], order[1], "cheating", {})
+    assert "names the accused" in error_text(game.accuse, order[0], None, "false_out", {})
+    assert "itself" in error_text(game.accuse, order[0], order[0], "duplicate_card", {})
+    deal_all(game)
+    empty_hand(game, order[1])
+    game.out_of_cards(order[1])
+    assert "is out, so it answers out" in error_text(
+        game.accuse, order[0], order[1], "false_out", {}
+    )
+    assert game.state is GameState.PLAYING and game.pending is None
+    # With order[1] out, order[2] is the one order[0] offers to.
+    game.accuse(order[0], order[2], "second_pick", {})
+    assert game.pending is not None
+
+
+def test_two_players_accusing_each_other_are_both_left_unblamed() -> None:
+    game = started(2)
+    order = nicks(game)
+    game.accuse(order[0], order[1], "false_out", {})
+    game.accuse(order[0], order[1], "second_pick", {})  # more of the same: noted
+    assert game.state is GameState.PLAYING
+    text = game.accuse(order[1], order[0], "second_pick", {})
+    assert text.startswith(f"{order[0]} and {order[1]} accuse each other")
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, "mutual")
+    game.settle()  # nothing pending any more
+    assert game.reason == text
+
+
+def test_an_accusation_about_what_reached_the_accuser_names_no_one() -> None:
+    for rule in ("duplicate_card", "second_joker", "not_neighbour", "pass_while_in"):
+        game = started(3)
+        order = nicks(game)
+        text = game.accuse(order[1], order[0], rule, {"what": "got  a card\nit holds"})
+        assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, rule)
+        assert f"from {order[0]}, as {order[1]} was told" in text and "names no one" in text
+        assert "(got a card it holds)" in text
+        game = started(3)
+        game.accuse(nicks(game)[1], None, rule, {})
+        assert (game.state, game.culprit) == (GameState.ABORTED, None)

@@ -32,7 +32,7 @@ from ring.record import Player, RecordHub, TranscriptFile, read_game
 from ring.registry import declared_services
 from ring.serve import settings_for
 from services.oldmaid import table as table_module
-from services.oldmaid.referee import GameState
+from services.oldmaid.referee import REPORT_QUIET, GameState
 from services.oldmaid.table import TableConfig, TableOutcome, TableServer, serve_tables
 
 TIMEOUT = 5.0
@@ -223,6 +223,17 @@ def a_pair(cards: list[Card]) -> tuple[Card, Card]:
     return split_pairs(cards)[1][0]
 
 
+async def empty_hand(g: Game, seat: int, pairs: list[tuple[Card, Card]], keep: int = 0) -> None:
+    """After the deal, discard pairs (taken from ``pairs``) as ``seat`` until the table can
+    believe its hand empty, but for ``keep`` pairs: once cards may have passed between
+    players the table cannot tell whose a pair is, but a claim of an empty hand from a
+    player that discarded too little of what it was dealt is a lie (protocol 14)."""
+    dealt = len(range(seat, 53, len(g.seats)))
+    for _ in range((dealt + 1) // 2 - keep):
+        request = {"cmd": "discard", "cards": [wire(c) for c in pairs.pop()]}
+        assert await g.seat(seat).request(request) == {"result": "ok", "message": "ok"}
+
+
 def assert_error(reply: dict[str, Any], *words: str) -> None:
     assert reply["result"] == "error", reply
     for word in words:
@@ -334,10 +345,16 @@ async def test_draw_after_the_deck_is_empty_and_a_pair_discarded_twice() -> None
         # Anyone may discard any drawn pair: the table cannot see who holds what.
         discard = {"cmd": "discard", "cards": [wire(first), wire(second)]}
         assert await player.request(discard) == {"result": "ok", "message": "ok"}
-        again = await g.seat(1).request({**discard, "cards": [wire(second), wire(first)]})
+        again = await player.request({**discard, "cards": [wire(second), wire(first)]})
         assert_error(again, "already discarded", g.seats[0])
         assert (await g.seat(1).status())["state"] == "playing"
         assert_error(await g.seat(1).request({"cmd": "draw"}), "deck is empty")
+        # A second player claiming the same cards: one of the two lies, and the
+        # table cannot tell which, so it names both and blames neither.
+        twice = await g.seat(1).request({**discard, "cards": [wire(second), wire(first)]})
+        assert_error(twice, "a card claimed twice", g.seats[0], g.seats[1], "blames neither")
+        status = await g.seat(1).status()
+        assert (status["state"], status["reason"]) == ("aborted", twice["message"])
 
 
 # -- joining ----------------------------------------------------------------------
@@ -525,6 +542,10 @@ async def test_either_flag_spelling_counts_out_and_status_lists_the_winner_first
             reply = await g.seat(seat).request(request)
             assert reply == {"result": "ok", "message": "ok"}
 
+        await empty_hand(g, 2, pairs, keep=1)
+        await empty_hand(g, 0, pairs, keep=1)
+        while len(pairs) > 4:
+            await discard(1, pairs.pop())
         await discard(1, pairs[0], last_cards="false")
         await discard(2, pairs[1], last_card=True)
         await discard(1, pairs[2], last_cards=False)
@@ -534,13 +555,32 @@ async def test_either_flag_spelling_counts_out_and_status_lists_the_winner_first
             "result": "ok",
             "in": [g.seats[1]],
             "out": [g.seats[2], g.seats[0]],
-            "state": "playing",
+            "state": "over",
+            "game_over": True,
+            "loser": g.seats[1],
+            "undiscarded": 0,
         }
-        # The last player in holds the Old Maid, so cannot be out.
-        assert_error(await g.seat(1).request({"cmd": "out_of_cards"}), "last player in")
         # Repeated out_of_cards is fine and changes nothing.
         assert await g.seat(2).request({"cmd": "out_of_cards"}) == {"result": "ok"}
         assert (await g.seat(0).status())["out"] == [g.seats[2], g.seats[0]]
+
+
+async def test_the_last_player_in_claiming_an_empty_hand_ends_the_game() -> None:
+    async with game(players=3) as g:
+        got = await deal_all(g)
+        _, pairs = split_pairs([card for cards in got.values() for card in cards])
+        await empty_hand(g, 2, pairs)
+        await empty_hand(g, 0, pairs)
+        while len(pairs) > 1:
+            request = {"cmd": "discard", "cards": [wire(c) for c in pairs.pop()]}
+            await g.seat(1).request(request)
+        for seat in (2, 0):
+            assert await g.seat(seat).request({"cmd": "out_of_cards"}) == {"result": "ok"}
+        # The last player in holds the Old Maid: it or a player out lies.
+        reply = await g.seat(1).request({"cmd": "out_of_cards"})
+        assert_error(reply, "the Old Maid vanished", "the last player in", g.seats[1])
+        notice = await g.seat(0).notice()
+        assert notice == {"cmd": "game_over", "aborted": True, "reason": reply["message"]}
 
 
 async def test_out_of_cards_during_the_draw_is_ok_and_changes_nothing() -> None:
@@ -578,7 +618,8 @@ async def test_a_player_who_is_out_may_leave_and_the_game_goes_on(tmp_path: Path
     transcript = tmp_path / "table.jsonl"
     async with table(players=3, transcript=transcript) as running:
         g = await join_all(running, 3)
-        await deal_all(g)
+        got = await deal_all(g)
+        await empty_hand(g, 0, split_pairs([c for cards in got.values() for c in cards])[1])
         assert await g.seat(0).request({"cmd": "out_of_cards"}) == {"result": "ok"}
         await g.seat(0).aclose()
         await until_in(g.seat(1), g.seats[1:])
@@ -606,9 +647,11 @@ async def test_a_game_decided_without_its_last_pair_ends_after_the_grace(
         got = await deal_all(g)
         drawn = [card for cards in got.values() for card in cards]
         _, pairs = split_pairs(drawn)
-        for pair in pairs[:-1]:  # the last pair goes out in a hand, undiscarded
+        await empty_hand(g, 1, pairs)
+        for pair in pairs[1:]:  # the last pair goes out in a hand, undiscarded
             reply = await g.seat(0).request({"cmd": "discard", "cards": [wire(c) for c in pair]})
             assert reply["result"] == "ok", reply
+        pairs[-1] = pairs[0]
         assert await g.seat(1).request({"cmd": "out_of_cards"}) == {"result": "ok"}
         assert (await g.seat(0).status())["state"] == "playing"  # the pair may still come
         notice = await g.seat(0).notice()
@@ -641,8 +684,10 @@ async def test_the_last_pair_within_the_grace_ends_the_game_as_usual() -> None:
         g = await join_all(running, 2)
         got = await deal_all(g)
         _, pairs = split_pairs([card for cards in got.values() for card in cards])
-        for pair in pairs[:-1]:
+        await empty_hand(g, 1, pairs)
+        for pair in pairs[1:]:
             await g.seat(0).request({"cmd": "discard", "cards": [wire(c) for c in pair]})
+        pairs[-1] = pairs[0]
         await g.seat(1).request({"cmd": "out_of_cards"})
         last = {"cmd": "discard", "cards": [wire(c) for c in pairs[-1]]}
         assert await g.seat(0).request(last) == {"result": "ok", "message": "ok"}
@@ -656,8 +701,9 @@ async def test_left_with_turn_is_checked_then_aborts_naming_the_player() -> None
         reporter, leaver = g.seat(0), g.seats[1]
         report = {"cmd": "left_with_turn", "nick": leaver}
         assert_error(await reporter.request(report), "still in the game")
-        await deal_all(g)
-        await g.seat(1).request({"cmd": "out_of_cards"})
+        got = await deal_all(g)
+        await empty_hand(g, 1, split_pairs([c for cards in got.values() for c in cards])[1])
+        assert await g.seat(1).request({"cmd": "out_of_cards"}) == {"result": "ok"}
         assert_error(await reporter.request(report), "still connected")
         assert_error(await reporter.request({"cmd": "left_with_turn", "nick": "ghost"}), "ghost")
         assert_error(await reporter.request({"cmd": "left_with_turn"}), "nick")
@@ -665,6 +711,9 @@ async def test_left_with_turn_is_checked_then_aborts_naming_the_player() -> None
         assert_error(await stranger.request(report), "join first")
         await g.seat(1).aclose()
         await until_in(reporter, [g.seats[0], g.seats[2]])
+        # Only the player that handed it the turn can know; and a stalled game stands still.
+        assert_error(await g.seat(2).request(report), "cannot have handed")
+        await trio.sleep(REPORT_QUIET)
         assert await reporter.request(report) == {"result": "ok"}
         expected = (
             f"{leaver} went out holding the turn and left without passing it (a player who "
@@ -1283,9 +1332,10 @@ async def test_a_stuck_offer_phase_is_aborted_without_blaming_anyone(
         notice = await clients[seats[0]].notice()
         assert trio.current_time() - start == pytest.approx(300, abs=0.01)
         assert notice == aborted(
-            "nothing moved for 300 s in the offer phase (no discard, no player out); the turn "
-            "passes from peer to peer there, unseen by the table, so it cannot tell who holds "
-            f"it (still in: {', '.join(seats)})"
+            "nothing moved for 300 s in the offer phase (no discard, no player out); the last "
+            f"the table saw: {seats[0]} drew the last card (so it held the first turn of the "
+            "offers); the turn passes from peer to peer there, unseen by the table, so it "
+            f"cannot tell who holds it now (still in: {', '.join(seats)})"
         )
 
 

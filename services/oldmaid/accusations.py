@@ -1,0 +1,97 @@
+"""What the table makes of an ``accuse`` request (protocol 5.9 and 14).
+
+A peer that sees something only a cheat or a bug explains tells the table,
+naming the player and the rule, before it leaves. The table cannot see what
+passes between peers, so it weighs each accusation by what it can know:
+
+- **Evidence from a connection the accuser dialled** (``second_pick``,
+  ``bad_picks``, ``false_out``): the accuser reached that seat's own
+  listener, so it knows who answered. The table checks what it can (the
+  accused sits where such an exchange happens; ``false_out``: the table
+  still counts it in) and names the accused, with the rule. Refused when
+  the check fails; the game then goes on.
+- **Evidence about a card or a turn that reached the accuser** (a duplicate
+  card, a second Old Maid, a turn or a pass from a player who cannot hold
+  the turn): anyone can dial a peer and speak as another player, and a
+  forged card passes from hand to hand before anyone holds its twin, so the
+  accuser cannot know who sent it or who forged it. The table ends the game
+  saying what was seen, and names no one (verified games can).
+
+The accuser is never named for accusing. Two players accusing each other
+within ``window`` of each other cancel out: the table cannot tell which one
+lies, so it ends the game naming neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Evidence from a connection the accuser dialled: the accused is named.
+NAMED = {
+    # rule: (what the accused did, as words after its nick; where it sits from the accuser)
+    "second_pick": (
+        "picked twice from one offer of {accuser}'s (one pick per accepted offer, protocol 6.3)",
+        "left",
+    ),
+    "bad_picks": (
+        "kept picking card numbers outside {accuser}'s offer (0 <= card_num < num_cards, 6.3)",
+        "left",
+    ),
+    "false_out": (
+        "answered out to {accuser} while the table still counts it in (a player is out only "
+        "once the table has acknowledged it, 7.8)",
+        None,
+    ),
+}
+# Evidence about what reached the accuser: the table names no one.
+UNNAMED = {
+    "duplicate_card": "a card that exists twice",
+    "second_joker": "a second Old Maid",
+    "not_neighbour": "a turn from a player who cannot hold the turn",
+    "pass_while_in": "a pass (num_cards 0) from a player who cannot pass",
+}
+RULES = frozenset(NAMED) | frozenset(UNNAMED)
+
+
+@dataclass(frozen=True)
+class Accusation:
+    accuser: str
+    accused: str | None
+    rule: str
+    evidence: dict[str, Any]
+
+    @property
+    def names(self) -> bool:
+        """Whether the table names the accused (evidence from a dialled connection)."""
+        return self.rule in NAMED and self.accused is not None
+
+    @property
+    def side(self) -> str | None:
+        return NAMED[self.rule][1] if self.rule in NAMED else None
+
+    def verdict(self) -> str:
+        """The abort reason when the table takes this accusation as it stands."""
+        if self.names:
+            clause = NAMED[self.rule][0].format(accuser=self.accuser)
+            return f"{self.accused} {clause}; reported by {self.accuser}{self._said()}"
+        title = UNNAMED.get(self.rule) or self.rule.replace("_", " ")
+        sender = f" (from {self.accused}, as {self.accuser} was told)" if self.accused else ""
+        return (
+            f"{title}{sender}: reported by {self.accuser}{self._said()}; the table cannot see "
+            "who sent it or where the card came from (any player can dial a peer, and a forged "
+            "card passes between hands before its twin turns up), so it names no one"
+        )
+
+    def _said(self) -> str:
+        what = self.evidence.get("what")
+        return f" ({' '.join(what.split())[:300]})" if isinstance(what, str) and what else ""
+
+
+def mutual(first: Accusation, second: Accusation) -> str:
+    """The abort reason when two players accuse each other: the table cannot tell."""
+    return (
+        f"{first.accuser} and {second.accuser} accuse each other ({first.rule}, {second.rule}); "
+        "the table cannot see the messages between them, so it cannot tell which one lies and "
+        "names neither"
+    )

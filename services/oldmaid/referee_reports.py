@@ -1,0 +1,217 @@
+"""The reports a player makes to the table about another: ``left_with_turn``, ``give_up``
+and ``accuse`` (protocol 5.8, 5.9, 13.6), as the referee weighs them.
+
+A report is the reporter's word about messages the table never sees. The
+table takes it as far as it can check it: a report that contradicts what it
+knows is refused (the game goes on), and one it cannot confirm ends the game
+only where the reporter is leaving anyway, naming the reported player only
+where the report can be true (protocol 14). ``TableGame`` (``services.
+oldmaid.referee``) mixes this in; the state it reads is the referee's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from services.oldmaid import scrutiny
+from services.oldmaid.accusations import NAMED, RULES, Accusation, mutual
+from services.oldmaid.referee_events import Accused, GameState, RefereeError, RefereeEvent
+
+# A player that leaves holding the turn stops the game: a report of it comes
+# after the reporter's stall timeout (3 s), and the table takes it only if
+# nothing has moved for this long (a game that moves is not stalled).
+REPORT_QUIET = 0.5
+
+
+class Reports:
+    """``TableGame``'s answers to reports about other players."""
+
+    state: GameState
+    _out: list[str]
+    _left: set[str]
+    _moves: list[tuple[str, bool]]
+    _out_at: dict[str, int]
+    _last_move: str | None
+    _pending: Accusation | None
+    _events: list[RefereeEvent]
+
+    # Provided by TableGame.
+    def _require(self, state: GameState) -> None: ...
+    def _seat(self, nick: str) -> int: ...
+    def _nicks(self) -> Sequence[str]: ...
+    def _in_between(self, first: str, last: str) -> list[str]: ...
+    def abort(
+        self, reason: str, *, culprit: str | None = None, rule: str | None = None
+    ) -> bool: ...
+
+    def left_with_turn(self, reporter: str, nick: str, *, quiet: float = math.inf) -> str:
+        """A peer reports that ``nick`` took the turn, went out and left without passing it.
+
+        Nobody holds the turn any more, so the game cannot go on; it is
+        aborted naming ``nick``. The report is believed only as far as the
+        table can check it (protocol 13.6): ``nick`` is out and gone from the
+        table; nothing moved since it went out (a player holding the turn is
+        the only one who moves); the reporter sits right of it with no one in
+        between, as the player that handed it the turn does; and nothing has
+        moved for ``quiet`` >= ``REPORT_QUIET`` seconds (the caller's clock).
+        Returns the reason the game was aborted with.
+        """
+        self._require(GameState.PLAYING)
+        self._seat(reporter)
+        self._seat(nick)
+        if nick == reporter:
+            raise RefereeError("a player cannot report itself")
+        if nick not in self._out:
+            raise RefereeError(f"{nick} is still in the game, so it cannot have left with the turn")
+        if nick not in self._left:
+            raise RefereeError(f"{nick} is out but still connected to the table")
+        # Only the player that handed it the turn by its last card may move
+        # since: it goes out, its card picked.
+        since = self._moves[self._out_at[nick] :]
+        if any(not (mover == reporter and bare_out) for mover, bare_out in since):
+            raise RefereeError(
+                f"the game moved after {nick} went out ({self._last_move}), so {nick} did not "
+                "leave holding the turn"
+            )
+        in_between = self._in_between(reporter, nick)
+        if in_between:
+            raise RefereeError(
+                f"{reporter} cannot have handed {nick} the turn: {in_between[0]} sits between "
+                "them and is still in"
+            )
+        if quiet < REPORT_QUIET:
+            raise RefereeError(
+                f"the game moved {quiet:.2f} s ago; a game whose turn holder left stands still "
+                "(ask again if it does)"
+            )
+        reason = (
+            f"{nick} went out holding the turn and left without passing it (a player who "
+            f"goes out holding the turn must pass it on with an offer of num_cards 0); "
+            f"reported by {reporter}"
+        )
+        self.abort(reason, culprit=nick, rule="left_with_turn")
+        return reason
+
+    def give_up(self, reporter: str, nick: str | None, reason: str) -> str:
+        """``reporter`` cannot go on and is about to leave, because of ``nick``.
+
+        A player who is in and leaves aborts the game anyway; its last word
+        lets the abort name the player who fell silent or broke the protocol
+        towards it, rather than the one who waited for it. The table cannot
+        see messages between peers, so the reason says whose word it is, and
+        the table names ``nick`` only where the report can be true: a player
+        deals only with its neighbours among the players in, and a player
+        that is out only answers ``out``. Returns the reason the game was
+        aborted with.
+        """
+        self._require(GameState.PLAYING)
+        self._seat(reporter)
+        reason = " ".join(reason.split()) or "gave no reason"
+        if nick is not None:
+            self._seat(nick)
+            if nick == reporter:
+                raise RefereeError("a player cannot give up because of itself; leave instead")
+        if self._pending is not None:
+            return "the table is deciding an accusation: the game ends in a moment"
+        if nick is None:
+            text = f"{reporter} gave up: {reason}"
+            if self._last_move is not None:
+                text += f"; the last the table saw: {self._last_move}"
+            self.abort(text)
+            return text
+        doubt = self._cannot_blame(reporter, nick)
+        if doubt is not None:
+            text = (
+                f"{reporter} gave up, saying {nick} {reason}; {doubt}, so the table blames no one"
+            )
+            self.abort(text)
+            return text
+        text = f"{nick} {reason} (reported by {reporter}, which gave up waiting)"
+        self.abort(text, culprit=nick, rule="give_up")
+        return text
+
+    def accuse(self, accuser: str, accused: str | None, rule: str, evidence: dict[str, Any]) -> str:
+        """``accuser`` saw ``accused`` break ``rule`` (protocol 5.9): the table's answer.
+
+        See ``services.oldmaid.accusations``. An accusation the table names
+        the accused on is held ``pending`` for a moment (the caller calls
+        ``settle`` once its window has passed), so that a counter-accusation
+        can cancel it; any other ends the game at once naming no one.
+        """
+        self._require(GameState.PLAYING)
+        self._seat(accuser)
+        if rule not in RULES:
+            raise RefereeError(f"unknown rule {rule!r}; the rules are {', '.join(sorted(RULES))}")
+        if accused is not None:
+            self._seat(accused)
+            if accused == accuser:
+                raise RefereeError("a player cannot accuse itself")
+        elif rule in NAMED:
+            raise RefereeError(f"an accusation of {rule} names the accused")
+        accusation = Accusation(accuser, accused, rule, evidence)
+        pending = self._pending
+        if pending is not None:
+            if (pending.accuser, pending.accused) == (accused, accuser):
+                text = mutual(pending, accusation)
+                self._pending = None
+                self._accused(accusation, "taken", text)
+                self.abort(text, rule="mutual")
+                return text
+            self._accused(accusation, "noted", "an earlier accusation is being decided")
+            return "noted: the table is deciding an earlier accusation"
+        problem = self._accusation_problem(accusation)
+        if problem is not None:
+            self._accused(accusation, "refused", problem)
+            raise RefereeError(problem)
+        if accusation.names:
+            self._pending = accusation
+            self._accused(accusation, "pending")
+            return (
+                f"the game ends in a moment naming {accused} ({rule}), unless {accused} "
+                f"accuses {accuser} meanwhile"
+            )
+        text = accusation.verdict()
+        self._accused(accusation, "taken", text)
+        self.abort(text, rule=rule)
+        return text
+
+    def settle(self) -> None:
+        """Act on the pending accusation: abort naming the accused, with the rule."""
+        accusation, self._pending = self._pending, None
+        if accusation is None or self.state is not GameState.PLAYING:
+            return
+        self.abort(accusation.verdict(), culprit=accusation.accused, rule=accusation.rule)
+
+    def _cannot_blame(self, reporter: str, nick: str) -> str | None:
+        """Why a report of ``reporter``'s about ``nick`` cannot be true, or None."""
+        if nick in self._out:
+            return f"{nick} is out, and a player that is out only answers out"
+        if not scrutiny.neighbours(self._nicks(), self._out, reporter, nick):
+            return (
+                f"{nick} is not next to {reporter} among the players in, and a player deals only "
+                "with its neighbours"
+            )
+        return None
+
+    def _accusation_problem(self, accusation: Accusation) -> str | None:
+        """What the table knows that contradicts ``accusation``, or None."""
+        accuser, accused = accusation.accuser, accusation.accused
+        if accused is None:
+            return None
+        if accusation.side == "left":
+            in_between = self._in_between(accuser, accused)
+            if in_between:
+                return (
+                    f"{accused} is not the player {accuser} offers to: {in_between[0]} sits "
+                    "between them and is still in"
+                )
+        if accusation.rule == "false_out" and accused in self._out:
+            return f"{accused} is out, so it answers out"
+        return None
+
+    def _accused(self, accusation: Accusation, verdict: str, message: str = "") -> None:
+        self._events.append(
+            Accused(accusation.accuser, accusation.accused, accusation.rule, verdict, message)
+        )
