@@ -254,11 +254,10 @@ class FishNetServer:
         else:
             record = {"dir": direction, "line": encode(message).decode().rstrip("\n")}
         record = {"conn": client.number, "peer": client.peer, "name": client.name, **record}
-        match = client.match
-        if match is None:
+        if client.match is None:
             client.early.add(record)
-        else:
-            match.transcript.record(seat=client.seat, **record)
+        else:  # kept until its game starts, then the game's record (ring.match)
+            client.log(seat=client.seat, **record)
 
     # -- mDNS ----------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
-"""One FishNet game's records, through the server's record hub (``ring.record``).
+"""A FishNet game's records before it starts, through the server's record hub (``ring.record``).
 
 The envelope's ``start`` names both players, the game's seed and its
 options, none of which is known until the opponent has come; so what a game
 records before (its clients' ``play`` lines, the errors one is told while it
-waits) is kept, with its own ``t``, and published right after ``start``.
-A game that never starts (no opponent came, its client left, the server
-stopped) still has a record: a ``start`` naming the one player who came, its
-kept records, and an ``end`` without a result.
+waits) is kept, with its own ``t``. Once the game starts, ``ring.match``
+opens its record and publishes the kept records right after ``start``. A
+game that never starts (no opponent came, its client left, the server
+stopped) still has a record, made here: a ``start`` naming the one player
+who came, its kept records, and an ``end`` without a result.
 
 Kept records (``ring.record.Held``) are capped (``KEEP``) a connection and a game: a client may
 send lines for minutes before its game starts, and each would be kept in
@@ -25,7 +26,7 @@ SERVICE = "fishnet"
 
 
 class GameTranscript:
-    """One game's records: kept until ``start``, then straight to the hub, until ``end``."""
+    """One game's records until it starts (kept), or the whole record of one that never does."""
 
     def __init__(self, hub: RecordHub, number: int, options: dict[str, Any]) -> None:
         self._hub = hub
@@ -33,7 +34,6 @@ class GameTranscript:
         self._options = options
         self.kept = Held()
         self._game: GameRecorder | None = None
-        self.names: list[str] = []  # the players, seat by seat, once started
 
     def record(self, **fields: Any) -> None:
         if self._game is None:
@@ -41,38 +41,14 @@ class GameTranscript:
         else:
             self._game.record(**fields)
 
-    def start(self, names: Sequence[str], *, seed: str | None) -> None:
-        """Publish ``start`` (a player a seat, in seat order), then the kept records in
-        the order they were made."""
-        self.names = list(names)
-        players = [Player(name, seat=seat) for seat, name in enumerate(names)]
-        self._game = self._hub.open_game(
-            SERVICE, self._number, players, seed=seed, options=self._options
-        )
-        self.kept.publish(self._game)
-
-    def end(
-        self,
-        reason: str,
-        *,
-        came: Sequence[str],
-        winner: int | None = None,
-        draw: bool = False,
-        culprit: int | None = None,
-        books: Sequence[int] | None = None,
-    ) -> None:
-        """The last record (once only): the ``winner`` and ``culprit`` by seat, a
-        ``draw``, or neither (no result); ``books`` each, seat by seat. A game that
-        never started is started first, naming the players who ``came``, with no seed."""
+    def end(self, reason: str, *, came: Sequence[str]) -> None:
+        """The record of a game that never started (once only): ``start`` naming the
+        players who ``came``, with no seed, then the kept records, then ``end`` without
+        a result."""
         if self._game is None:
-            self.start(came, seed=None)
-        assert self._game is not None
-        names = self.names
-        self._game.end(
-            reason,
-            winners=[] if winner is None else [names[winner]],
-            losers=[] if winner is None else [names[1 - winner]],
-            draw=draw,
-            culprit=None if culprit is None else names[culprit],
-            details={} if books is None else {"books": list(books)},
-        )
+            players = [Player(name, seat=seat) for seat, name in enumerate(came)]
+            self._game = self._hub.open_game(
+                SERVICE, self._number, players, seed=None, options=self._options
+            )
+            self.kept.publish(self._game)
+        self._game.end(reason)
