@@ -22,8 +22,11 @@ The server tail. ``serve`` listens (``ring.net.serving``, with its caps and
 the game's ``refuse``), advertises the server over mDNS off loopback, writes
 each game's transcript when ``transcripts`` is set (a
 ``ring.record.TranscriptFiles`` subscribed to the server's record hub), and
-on a stop ends the records of the games under way as they stand ("the server
-shut down"), before their connections close.
+on a stop lets the server end its games (a lobby ends their records as they
+stand, "the server shut down") before their connections close, then closes
+what the server holds (``aclose``). It serves any ``Served`` server, not
+only a lobby: FishNet, which pairs players by the names they give, has its
+own handling of connections and the same tail.
 """
 
 from __future__ import annotations
@@ -59,8 +62,19 @@ class ServerError(Exception):
     """The server could not run at all (port in use, transcripts not writable)."""
 
 
-class LobbyConfig(ListenerConfig, Protocol):
-    """What a lobby reads of its server's config, beside its listener's."""
+class ServedConfig(ListenerConfig, Protocol):
+    """What ``serve`` reads of a server's config, beside its listener's."""
+
+    @property
+    def advertise(self) -> bool | None: ...
+    @property
+    def mdns_interface(self) -> str | None: ...
+    @property
+    def mdns_name(self) -> str: ...
+
+
+class LobbyConfig(ServedConfig, Protocol):
+    """What a lobby reads of its server's config, beside what ``serve`` does."""
 
     @property
     def transcripts(self) -> str | Path | None: ...
@@ -69,13 +83,28 @@ class LobbyConfig(ListenerConfig, Protocol):
     @property
     def wait_timeout(self) -> float: ...
     @property
-    def advertise(self) -> bool | None: ...
-    @property
-    def mdns_interface(self) -> str | None: ...
-    @property
-    def mdns_name(self) -> str: ...
-    @property
     def on_end(self) -> Callable[[Any], object] | None: ...
+
+
+class Served(Protocol):
+    """What ``serve`` needs of a server: a ``Lobby``, or a game's own (FishNet's)."""
+
+    service: ClassVar[str]  # in records, logs and mDNS
+    config: ServedConfig
+    hub: RecordHub
+    address: tuple[str, int]  # set once listening
+
+    @property
+    def transcripts(self) -> str | Path | None:
+        """Where each game's transcript goes (a folder); None: nowhere."""
+
+    async def handle(self, stream: trio.SocketStream) -> None: ...
+    async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None: ...
+    async def shut_down(self) -> None: ...
+    async def aclose(self) -> None:
+        """Every game has ended: close what the server holds."""
+
+    def txt(self) -> dict[str, str]: ...
 
 
 class Lobby(abc.ABC):
@@ -123,6 +152,14 @@ class Lobby(abc.ABC):
     @abc.abstractmethod
     def match(self, number: int, players: tuple[Seat, Seat]) -> Match[Any]:
         """Game ``number`` of these two, in the order of their seats."""
+
+    @property
+    def transcripts(self) -> str | Path | None:
+        return self.config.transcripts
+
+    async def aclose(self) -> None:
+        """A lobby holds nothing beyond its games."""
+        return None
 
     async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
         """A newcomer the server cannot take (``ring.net`` closes it then): logged."""
@@ -213,26 +250,28 @@ class Lobby(abc.ABC):
         """The handouts have no message for a server that stops: games end as they stand."""
         self.arena.stop()
 
-    def advertise(
-        self, nursery: trio.Nursery, on_advertise: Callable[[Advertiser], object] | None
-    ) -> None:
-        config = self.config
-        host, port = self.address
-        if not wants_mdns(config.advertise, host):
-            return
-        from ring.discovery import start_advertising
 
-        start_advertising(
-            nursery,
-            self.service,
-            port,
-            host=host,
-            mdns_interface=config.mdns_interface,
-            mdns_name=config.mdns_name,
-            txt=self.txt(),
-            who=self.service,
-            on_advertise=on_advertise,
-        )
+def advertise(
+    server: Served, nursery: trio.Nursery, on_advertise: Callable[[Advertiser], object] | None
+) -> None:
+    """Advertise ``server`` over mDNS, unless it listens on loopback (or its config says)."""
+    config = server.config
+    host, port = server.address
+    if not wants_mdns(config.advertise, host):
+        return
+    from ring.discovery import start_advertising
+
+    start_advertising(
+        nursery,
+        server.service,
+        port,
+        host=host,
+        mdns_interface=config.mdns_interface,
+        mdns_name=config.mdns_name,
+        txt=server.txt(),
+        who=server.service,
+        on_advertise=on_advertise,
+    )
 
 
 def peer_of(stream: trio.abc.Stream) -> str:
@@ -244,7 +283,7 @@ def peer_of(stream: trio.abc.Stream) -> str:
 
 
 async def serve(
-    server: Lobby,
+    server: Served,
     *,
     task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
     on_advertise: Callable[[Advertiser], object] | None = None,
@@ -253,15 +292,14 @@ async def serve(
 
     Raises ``ServerError`` before listening if it cannot run.
     """
-    config = server.config
     try:
-        transcripts = transcript_files(config.transcripts, server.service)
+        transcripts = transcript_files(server.transcripts, server.service)
     except OSError as exc:
-        raise ServerError(f"cannot write transcripts in {config.transcripts}: {exc}") from None
+        raise ServerError(f"cannot write transcripts in {server.transcripts}: {exc}") from None
     with recording_to(server.hub, transcripts):
         async with trio.open_nursery() as nursery:
             listening = serving_as(
-                config,
+                server.config,
                 server.handle,
                 on_stop=server.shut_down,
                 stop_timeout=SHUTDOWN_TIMEOUT,
@@ -270,8 +308,12 @@ async def serve(
             try:
                 async with listening as address:
                     server.address = address
-                    server.advertise(nursery, on_advertise)
+                    advertise(server, nursery, on_advertise)
                     task_status.started(server)
                     await trio.sleep_forever()
             except CannotListen as exc:
                 raise ServerError(str(exc)) from None
+            finally:
+                # every game has ended (serving waits for them); a transcript still
+                # open is closed as it is when recording_to ends
+                await server.aclose()

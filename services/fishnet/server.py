@@ -2,12 +2,15 @@
 games at once.
 
 A thin Trio layer: each game is a ``Match`` (``services.fishnet.match``: the
-seats, the play loop, the end), its built-in player a ``BotSeat``
-(``services.fishnet.bot_seat``), its rules ``FishNetGame``, and each
-connection's conversation the sans-IO ``Link``. Each connection has a reader
-task here that answers bad lines itself (``error <reason>``, and
+seats, the wait, its play on ``ring.match``), its built-in player a
+``BotSeat`` (``services.fishnet.bot_seat``), its rules ``FishNetGame``, and
+each connection's conversation the sans-IO ``Link``. Each connection has a
+reader task here that answers bad lines itself (``error <reason>``, and
 ``yourturn`` again when the turn is the client's) and forwards good moves,
-quits and closes to its match's inbox.
+quits and closes to its match's inbox. Listening, mDNS, transcripts and the
+stop are ``ring.lobby.serve``'s, as for every two-player server; the
+seating is not ``ring.lobby``'s, which pairs connections two by two in the
+order they come: FishNet pairs them by the names in their ``play``.
 
 Pairing: ``play <team> <opponent>`` with a built-in player's name (any case)
 starts a game at once; otherwise the client waits until a client sends
@@ -36,12 +39,14 @@ import math
 import sys
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ring.net import CannotListen, Refusal, answer_once, mark_established, serving_as, wants_mdns
-from ring.record import RecordHub, recording_to, transcript_files
+from ring.lobby import ServerError, serve
+from ring.net import Refusal, answer_once, mark_established
+from ring.record import RecordHub
 from ring.sansio import Closed, Invalid
 from ring.seeds import keyed_text, server_seed
 from ring.transport import Connection
@@ -70,18 +75,15 @@ if TYPE_CHECKING:
 # test that wraps it) take it from here, beside serve_fishnet.
 __all__ = ["FishNetServer", "ServerConfig", "ServerError", "serve_fishnet"]
 
-# How long the shutdown notices may take, all games together.
-SHUTDOWN_NOTICE_TIMEOUT = 1.0
-
-
-class ServerError(Exception):
-    """The server could not run at all (port in use, transcript folder not writable)."""
-
 
 # -- the server ----------------------------------------------------------------------
 
 
 class FishNetServer:
+    """A ``ring.lobby.Served`` server: ``ring.lobby.serve`` runs it."""
+
+    service = SERVICE
+
     def __init__(self, config: ServerConfig, seed: int, *, keyed: bool = False) -> None:
         self.config = config
         self.hub = config.hub or RecordHub()  # every game's records (ring.record)
@@ -122,6 +124,23 @@ class FishNetServer:
         waiting = [game for queue in self._waiting.values() for game in queue]
         for game in [*self.games_running, *waiting]:
             await game.shut_down()
+
+    @property
+    def transcripts(self) -> str | Path | None:
+        return self.config.transcript_dir
+
+    def txt(self) -> dict[str, str]:
+        """The mDNS TXT record: the built-in players too."""
+        return {"v": "1", "bots": ",".join(COMPUTER_PLAYERS)}
+
+    async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
+        """A newcomer the server cannot take: ``error server_full`` or
+        ``error too_many_connections_from_your_address`` (then ``ring.net`` closes it)."""
+        await answer_once(stream, encode(Error(why.value.replace(" ", "_"))))
+
+    async def aclose(self) -> None:
+        """Every game has ended: the built-in players' worker processes go."""
+        await self.searches.aclose()
 
     def reported(self, report: GameReport) -> None:
         self.reports.append(report)
@@ -259,40 +278,8 @@ class FishNetServer:
         else:  # kept until its game starts, then the game's record (ring.match)
             client.log(seat=client.seat, **record)
 
-    # -- mDNS ----------------------------------------------------------------------
 
-    def advertise(
-        self,
-        nursery: trio.Nursery,
-        host: str,
-        port: int,
-        on_advertise: Callable[[Advertiser], object] | None,
-    ) -> None:
-        config = self.config
-        if not wants_mdns(config.advertise, host):
-            return
-        from ring.discovery import start_advertising
-
-        start_advertising(
-            nursery,
-            "fishnet",
-            port,
-            host=host,
-            mdns_interface=config.mdns_interface,
-            mdns_name=config.mdns_name,
-            txt={"v": "1", "bots": ",".join(COMPUTER_PLAYERS)},
-            who="fishnet",
-            on_advertise=on_advertise,
-        )
-
-
-# -- entry points --------------------------------------------------------------------
-
-
-async def _refuse(stream: trio.SocketStream, why: Refusal) -> None:
-    """A newcomer the server cannot take: ``error server_full`` or
-    ``error too_many_connections_from_your_address`` (then ``ring.net`` closes it)."""
-    await answer_once(stream, encode(Error(why.value.replace(" ", "_"))))
+# -- entry point ---------------------------------------------------------------------
 
 
 async def serve_fishnet(
@@ -307,29 +294,5 @@ async def serve_fishnet(
     before listening if it cannot run.
     """
     seed, keyed = server_seed(config.seed, config.keyed)
-    try:
-        transcripts = transcript_files(config.transcript_dir, SERVICE)
-    except OSError as exc:
-        raise ServerError(f"cannot write transcripts in {config.transcript_dir}: {exc}") from None
     server = FishNetServer(config, seed, keyed=keyed)
-    with recording_to(server.hub, transcripts):
-        async with trio.open_nursery() as nursery:
-            listening = serving_as(
-                config,
-                server.handle,
-                on_stop=server.shut_down,
-                stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
-                refuse=_refuse,
-            )
-            try:
-                async with listening as (host, port):
-                    server.address = (host, port)
-                    server.advertise(nursery, host, port, on_advertise)
-                    task_status.started(server)
-                    await trio.sleep_forever()
-            except CannotListen as exc:
-                raise ServerError(str(exc)) from None
-            finally:
-                # every game has ended (serving waits for them); a transcript still
-                # open is closed as it is when recording_to ends
-                await server.searches.aclose()
+    await serve(server, task_status=task_status, on_advertise=on_advertise)
