@@ -90,3 +90,53 @@ def add_renamed(
         old, dest=action.dest, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **same
     )
     return action
+
+
+def add_listener_options(
+    group: argparse._ArgumentGroup | argparse.ArgumentParser,
+    *,
+    each: str = "",
+    max_connections: int | None = None,
+    mdns_name: str | None = None,
+    mdns_interface_default: str = "",
+) -> None:
+    """The options every server takes for its listener and mDNS, spelled once: ``--host``,
+    ``--max-connections``, ``--max-per-address``, ``--advertise``, ``--mdns-interface``,
+    ``--name``. ``each`` says what a cap is counted over (ring serve: ", per service");
+    ``max_connections`` and ``mdns_name`` are defaults (None: each service's own)."""
+    from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
+
+    group.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    group.add_argument(
+        "--max-connections",
+        type=positive,
+        default=max_connections,
+        metavar="N",
+        help=f"connections open at once{each} (default {DEFAULT_MAX_CONNECTIONS})",
+    )
+    group.add_argument(
+        "--max-per-address",
+        type=count,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        metavar="N",
+        help=f"connections open at once from one address{each}, loopback excepted "
+        "(default %(default)s; 0: no limit)",
+    )
+    group.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        help="advertise over mDNS (default: only when --host is not a loopback address)",
+    )
+    group.add_argument(
+        "--mdns-interface",
+        type=ipv4,
+        metavar="ADDR",
+        help=MDNS_INTERFACE_HELP + mdns_interface_default,
+    )
+    group.add_argument(
+        "--name",
+        type=service_name,
+        default=mdns_name,
+        help="mDNS instance name, before a random id "
+        f"(default: {mdns_name or 'each service' + chr(39) + 's own'})",
+    )

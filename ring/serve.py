@@ -21,7 +21,7 @@ import trio
 
 from ring import cliargs
 from ring.console import say
-from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, MAX_REFUSING
+from ring.net import DEFAULT_MAX_CONNECTIONS, MAX_REFUSING
 from ring.record import RecordHub
 from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
 from ring.seeds import keyed_seed, new_secret
@@ -47,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
             f"(default {service.default_port}; 0: any free port)",
         )
     shared = serve.add_argument_group("shared options")
-    shared.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    cliargs.add_listener_options(shared, each=", per service")
     shared.add_argument(
         "--seed",
         type=int,
@@ -72,33 +72,6 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
         default=600.0,
         metavar="SECONDS",
         help="longest wait of a player for an opponent or a full game (default 600)",
-    )
-    shared.add_argument(
-        "--max-connections",
-        type=cliargs.positive,
-        metavar="N",
-        help=f"connections open at once, per service (default {DEFAULT_MAX_CONNECTIONS})",
-    )
-    shared.add_argument(
-        "--max-per-address",
-        type=cliargs.count,
-        default=DEFAULT_MAX_PER_ADDRESS,
-        metavar="N",
-        help="connections open at once from one address, per service, loopback excepted "
-        "(default %(default)s; 0: no limit)",
-    )
-    shared.add_argument(
-        "--advertise",
-        action=argparse.BooleanOptionalAction,
-        help="advertise over mDNS (default: only when --host is not a loopback address)",
-    )
-    shared.add_argument(
-        "--mdns-interface", type=cliargs.ipv4, metavar="ADDR", help=cliargs.MDNS_INTERFACE_HELP
-    )
-    shared.add_argument(
-        "--name",
-        type=cliargs.service_name,
-        help="mDNS instance name, before a random id (default: each service's own)",
     )
     timed = [f"{s.name} {s.move_time:g}" for s in services if s.move_time is not None]
     if timed:

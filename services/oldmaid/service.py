@@ -14,7 +14,7 @@ import sys
 import trio
 
 from ring import cliargs
-from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
+from ring.net import DEFAULT_MAX_CONNECTIONS
 from ring.registry import Command, ServeSettings, Service, as_service_error
 
 DEFAULT_PORT = 9898
@@ -83,7 +83,6 @@ def _add_table_arguments(table: argparse.ArgumentParser) -> None:
         help="play N games (several at once, as players join), then exit (default 1)",
     )
     table.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port (0: any free port)")
-    table.add_argument("--host", default="127.0.0.1", help="address to listen on")
     table.add_argument(
         "--seed",
         type=int,
@@ -107,36 +106,11 @@ def _add_table_arguments(table: argparse.ArgumentParser) -> None:
         help="answer a join with an error, freeing its seat, if its game has not started "
         "this long after it (default 600)",
     )
-    table.add_argument(
-        "--max-connections",
-        type=cliargs.positive,
-        default=DEFAULT_MAX_CONNECTIONS,
-        metavar="N",
-        help=f"connections open at once (default {DEFAULT_MAX_CONNECTIONS})",
-    )
-    table.add_argument(
-        "--max-per-address",
-        type=cliargs.count,
-        default=DEFAULT_MAX_PER_ADDRESS,
-        metavar="N",
-        help=cliargs.MAX_PER_ADDRESS_HELP,
-    )
-    table.add_argument(
-        "--advertise",
-        action=argparse.BooleanOptionalAction,
-        help="advertise over mDNS (default: only when --host is not a loopback address)",
-    )
-    table.add_argument(
-        "--mdns-interface",
-        type=cliargs.ipv4,
-        metavar="ADDR",
-        help=cliargs.MDNS_INTERFACE_HELP + " (default: --host)",
-    )
-    table.add_argument(
-        "--name",
-        type=cliargs.service_name,
-        default="table",
-        help="mDNS instance name; a random id is appended (default: table)",
+    cliargs.add_listener_options(
+        table,
+        max_connections=DEFAULT_MAX_CONNECTIONS,
+        mdns_name="table",
+        mdns_interface_default=" (default: --host)",
     )
 
 
