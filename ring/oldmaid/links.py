@@ -9,9 +9,9 @@
   neighbour at once), with retries: older clients listen only after their
   own join reply (protocol 13.1).
 - The exchanges: a turn request and its reply under the peer timeout, where
-  an out seat that left or fell silent is skipped (7.7); and the pick that
-  follows an accepted offer, from either side, paused for an offerer that
-  reads one message a recv (13.2).
+  an out seat that left or fell silent is skipped (7.7), and a second pick
+  for an offer already served is caught (``second_pick``); the pick that
+  follows an accepted offer is in ``ring.oldmaid.picks``, mixed in here.
 
 The links know the players through the turn machine (``Turns``: the seats,
 and which are gone); they ask the table who is out (``TableSide``).
@@ -20,7 +20,7 @@ and which are gone); they ask the table who is out (``TableSide``).
 from __future__ import annotations
 
 import collections
-import functools
+import contextlib
 import ipaddress
 import itertools
 from collections.abc import Awaitable, Callable
@@ -30,11 +30,14 @@ import trio
 
 from ring.events import EventLog
 from ring.net import dial, mark_established, serve
-from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Offer, Pick, Reply, Status, YourTurn, error
+from ring.oldmaid.messages import Offer, Reply, Status, YourTurn, error
+from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
+from ring.oldmaid.picks import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
+from ring.oldmaid.picks import PICK_SAMPLES, PickExchanges
 from ring.oldmaid.protocol import (
     Answered,
     Closed,
+    ExtraPick,
     Farewell,
     Invalid,
     Link,
@@ -43,7 +46,14 @@ from ring.oldmaid.protocol import (
     request_name,
 )
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
-from ring.oldmaid.turns import GONE, MAX_BAD_PICKS, SILENT, PeerError, Turns, fault, wire
+from ring.oldmaid.turns import (
+    GONE,
+    SILENT,
+    PeerError,
+    Turns,
+    accusation,
+    fault,
+)
 from ring.transport import Connection, plain_ip
 
 # Dialling a seat that refuses: the first retry after this long, each next
@@ -58,13 +68,6 @@ DIAL_RETRY_MAX = 0.2
 # only silence tells. A seat still in keeps the whole peer timeout. Our own
 # peers answer within milliseconds, so a healthy ring never waits this long.
 OUT_GRACE = 0.2
-# The pause between ok and pick for an offerer that reads one message a recv
-# grows with how slowly such offerers answer our picks (a loaded machine
-# wakes their threads late): PICK_PAUSE_FACTOR times the slowest of the last
-# PICK_SAMPLES answers, between the configured pause and PICK_PAUSE_MAX.
-PICK_PAUSE_FACTOR = 3.0
-PICK_PAUSE_MAX = 0.5
-PICK_SAMPLES = 16
 TakeRequest = Callable[[Connection, YourTurn | Offer], Awaitable[None]]
 
 
@@ -81,7 +84,7 @@ class LinkConfig(Protocol):
     exempt_loopback: bool
 
 
-class Links:
+class Links(PickExchanges):
     """The peer's listener, its links to the seats it asks, and the exchanges on both.
 
     ``seated`` is set once the join reply has given the players; until then
@@ -305,6 +308,17 @@ class Links:
         if isinstance(event, Answered):
             self._answered.add(seat)
             return event.reply
+        if isinstance(event, ExtraPick):
+            # This link is the seat's own listener, dialled by us: we know who picked.
+            with contextlib.suppress(*NETWORK_ERRORS):
+                await link.send(error("a second pick for an offer whose card was given"))
+            raise accusation(
+                nick,
+                "second_pick",
+                f"picked twice from one offer of {self._turns.nick}'s (card_num "
+                f"{event.pick.card_num} after the card was given)",
+                card_num=event.pick.card_num,
+            )
         raise fault(nick, f"sent {event!r} instead of a reply")
 
     async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
@@ -338,82 +352,6 @@ class Links:
             raise too_slow from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return Closed()
-
-    # -- the pick after an accepted offer --------------------------------------
-
-    async def serve_pick(self, link: Connection, seat: int, offered: int) -> None:
-        """Answer ``seat``'s picks from the ``offered`` cards until one gets its card."""
-        timeout = self._config.timeout
-        nick = self._turns.nick_of(seat)
-        for _ in range(MAX_BAD_PICKS):
-            try:
-                event = await link.receive(timeout=timeout)
-            except trio.TooSlowError:
-                raise fault(nick, f"did not pick within {timeout:g} s") from None
-            if isinstance(event, Pick):
-                reply = self._turns.give(event, offered)
-                await link.send(reply)
-                if not reply.ok:
-                    continue
-                assert reply.card is not None
-                self._log.write("gave", to=nick, card_num=event.card_num, card=wire(reply.card))
-                return
-            if isinstance(event, Invalid):
-                await link.send(error(event.reason))
-                continue
-            if isinstance(event, Closed):
-                raise fault(nick, "closed the connection instead of picking")
-            raise fault(nick, f"sent {event!r} instead of a pick")
-        raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
-
-    async def take_pick(self, link: Connection, offer: Offer) -> tuple[int, Card] | None:
-        """Pick from an offer we accepted until the card comes: its index and the card.
-
-        None if the offerer closed the link because the game is over. An
-        offerer that may read one message a recv gets a pause before the
-        pick, and how long it takes to answer is kept (see ``pick_pause``).
-        """
-        timeout = self._config.timeout
-        card_num = self._turns.choose_pick(offer.num_cards)
-        blame = functools.partial(self._table.offerer_fault, offer.sender)
-        if not offer.stream:
-            # It may read one message per recv: ok and pick must not arrive together.
-            await trio.sleep(self.pick_pause())
-        for _ in range(MAX_BAD_PICKS):
-            # We accepted the offer, so the turn is ours once the card comes:
-            # if it never does, nobody else will notice, so this is the end.
-            try:
-                await link.send(Pick(card_num=card_num))
-                asked = trio.current_time()
-                event = await link.receive()
-                if not offer.stream:
-                    self.slow_answers.append(trio.current_time() - asked)
-            except trio.TooSlowError:
-                nick = self._turns.nick
-                raise await blame(f"did not answer {nick}'s pick within {timeout:g} s") from None
-            if isinstance(event, Closed):
-                if await self._table.game_is_over():
-                    return None
-                raise await blame("closed the connection instead of giving the picked card")
-            if not isinstance(event, Answered):
-                raise await blame(f"sent {event!r} instead of the picked card")
-            if event.reply.ok:
-                assert event.reply.card is not None
-                return card_num, event.reply.card
-            card_num = self._turns.choose_pick(offer.num_cards)
-        raise await blame(f"refused {MAX_BAD_PICKS} picks in a row")
-
-    def pick_pause(self) -> float:
-        """The pause between ``ok`` and ``pick`` for an offerer that reads one message a recv.
-
-        The pause must outlast the moment its thread takes to wake up and read
-        the ``ok``; on a loaded machine that moment grows, and so does the
-        time it takes to answer a pick, which we can see. So the pause follows
-        the slowest recent answer, never below the configured pause (the 2013
-        clients' own 50 ms). Peers that say they read a stream get no pause.
-        """
-        slowest = max(self.slow_answers, default=0.0)
-        return min(PICK_PAUSE_MAX, max(self._config.pick_pause, PICK_PAUSE_FACTOR * slowest))
 
 
 def _is_specific_ip(host: str) -> bool:

@@ -5,6 +5,8 @@
 - the links (``Links``): the listener that players to our right dial in to,
   one link per seat we dial, and the exchanges on them;
 - the stall watch (``StallWatch``): a player who left holding the turn;
+- the suspicion checks (``Suspicion``): what reaches us that only a cheat or
+  a bug explains, reported to the table (``accuse``) before we leave;
 - the table (``TableSide``): join, draw, discard, out_of_cards, the end.
 
 Exactly one turn travels round the ring, so the task that serves an inbound
@@ -21,19 +23,30 @@ import math
 import random
 import sys
 import time
-from dataclasses import dataclass
 
 import trio
 
 from ring.events import EventLog
-from ring.net import DEFAULT_MAX_PER_ADDRESS
 from ring.oldmaid.hand import Hand
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.links import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.links import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
-from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn
+from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn, error
+from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
+from ring.oldmaid.peer_config import config_from_args
+from ring.oldmaid.suspicion import Suspicion
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide, as_peer_error
-from ring.oldmaid.turns import GONE, SILENT, AfterDraw, Outcome, PeerError, Phase, Turns, wire
+from ring.oldmaid.turns import (
+    GONE,
+    SILENT,
+    AfterDraw,
+    Outcome,
+    PeerError,
+    Phase,
+    Turns,
+    accusation,
+    wire,
+)
 from ring.oldmaid.turns import fault as fault  # re-exported
 from ring.oldmaid.watch import StallWatch
 from ring.transport import Connection, plain_ip
@@ -44,39 +57,6 @@ class Turn(enum.Enum):
 
     DRAW = "draw"
     OFFER = "offer"
-
-
-@dataclass
-class PeerConfig:
-    nick: str
-    table: tuple[str, int] | None  # None: find a waiting table over mDNS
-    host: str | None = None
-    port: int = 0
-    seed: int | None = None
-    events: str | None = None
-    timeout: float = 10.0
-    join_timeout: float = 600.0
-    idle_timeout: float = 120.0
-    linger: float = 0.2
-    # A picker pauses this long between ``ok`` and ``pick`` for an offerer
-    # that has not said it reads a stream (older clients read one message a
-    # recv). After a handoff to a player who then goes out and leaves, the
-    # turn must show up again within stall_timeout, or the game is stalled.
-    pick_pause: float = 0.05
-    stall_timeout: float = 3.0
-    # Inbound connections: at most this many open at once (ring.net.serve
-    # evicts the oldest that has not yet sent a valid message), and one that
-    # sends nothing valid within first_message_timeout is closed.
-    max_connections: int = 64
-    # From one address, loopback excepted. A newcomer refused at a cap is closed
-    # without a word: the dialler asks once more on a fresh connection (Links.ask).
-    max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS
-    exempt_loopback: bool = True  # tests turn it off to meet the cap from 127.0.0.1
-    first_message_timeout: float = 10.0
-    # mDNS, used only when table is None.
-    table_name: str | None = None  # the instance name, or the part before its id
-    mdns_interface: str | None = None  # None: all interfaces
-    discover_timeout: float = 10.0
 
 
 class Peer:
@@ -90,6 +70,8 @@ class Peer:
         self.table = TableSide(self.turns, self.log, config.timeout)
         self.links = Links(config, self.turns, self.table, self.log, seated=self.seated)
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
+        self.suspicion = Suspicion(self.turns, self.table)
+        self._draw_from: str | None = None  # who said it handed us the last draw turn
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -143,6 +125,17 @@ class Peer:
             raise PeerError(f"the table refused the join: {reply.message}")
         assert reply.players is not None
         self._take_seat(reply.players)
+        try:
+            return await self._play_seated(nursery)
+        except PeerError as exc:
+            # Whatever stops us once seated, the table hears why before we leave
+            # (protocol 5.8): never just "left the table".
+            if not exc.reported and not await self.table.game_is_over():
+                await self.table.give_up(exc, seated=True)
+            raise
+
+    async def _play_seated(self, nursery: trio.Nursery) -> Outcome:
+        config = self.config
         nursery.start_soon(self.watch.run)
         await self.links.link_to(self.turns.left_seat)  # dial the left neighbour at once
         if self.turns.seat == 0:
@@ -180,10 +173,10 @@ class Peer:
     async def _take_turns(self) -> None:
         """Act on each turn this peer gets, until it has lost or the game is over."""
         while not self.turns.lost:
-            turn = await self._next_turn()
-            if turn is None:
-                return
             try:
+                turn = await self._next_turn()
+                if turn is None:
+                    return
                 if turn is Turn.DRAW:
                     await self._draw_turn()
                 else:
@@ -226,6 +219,15 @@ class Peer:
 
     async def _draw_turn(self) -> None:
         reply = await self.table.request(Draw())
+        if reply.result == "error" and "turn to draw" in (reply.message or ""):
+            sender = self._draw_from
+            raise accusation(
+                sender,
+                "not_neighbour",
+                f"handed {self.nick} a draw turn that was not its own: the table refused the "
+                f"draw ({reply.message})",
+                sent_by=sender,
+            )
         phase = self.turns.phase
         after = self.turns.drawn(reply)
         if after is not AfterDraw.WAIT:
@@ -284,8 +286,17 @@ class Peer:
             reply = await self.links.ask(seat, request)
             if self.turns.took(seat, request, reply):
                 return seat, asked
+            if reply is not GONE and reply is not SILENT:
+                # Skipping a player that says it is out hands the turn past it:
+                # the table must count it out (once per seat: out is final).
+                await self._check_outs([seat])
             self._log_skip(seat, reply, phase)
         return None
+
+    async def _check_outs(self, seats: list[int]) -> None:
+        problem = await self.suspicion.outs(seats)
+        if problem is not None:
+            raise problem
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         await self.links.serve_pick(link, seat, offered)
@@ -298,18 +309,28 @@ class Peer:
 
     async def _take_request(self, link: Connection, request: YourTurn | Offer) -> None:
         self.watch.note_progress()
-        if isinstance(request, YourTurn):
-            await self._answer_your_turn(link)
-        elif isinstance(request, Offer):
-            try:
+        try:
+            if isinstance(request, YourTurn):
+                await self._answer_your_turn(link, request)
+            elif isinstance(request, Offer):
                 await self._answer_offer(link, request)
-            except PeerError as exc:
-                await self.table.give_up(exc, seated=self.seated.is_set())
+        except PeerError as exc:
+            await self.table.give_up(exc, seated=self.seated.is_set())
 
-    async def _answer_your_turn(self, link: Connection) -> None:
+    async def _refuse_turn(self, link: Connection, request: YourTurn | Offer) -> None:
+        """Raise, after an ``error`` reply, if the turn handed to us cannot be (suspicion)."""
+        problem = await self.suspicion.turn(request)
+        if problem is not None:
+            await link.send_or_close(error(f"refused: {problem}"))
+            raise problem
+
+    async def _answer_your_turn(self, link: Connection, request: YourTurn) -> None:
         answer = self.turns.answer()
+        if answer.ok:
+            await self._refuse_turn(link, request)
         await link.send(answer)
         if answer.ok:
+            self._draw_from = request.sender
             self._turns_in.send_nowait(Turn.DRAW)
 
     async def _answer_offer(self, link: Connection, offer: Offer) -> None:
@@ -319,10 +340,13 @@ class Peer:
         if self.turns.out_of_cards:
             await self.table.go_out()
         answer = self.turns.answer()
+        if answer.ok:
+            await self._refuse_turn(link, offer)
         await link.send(answer)
         if not answer.ok:
             return
         if offer.num_cards == 0:
+            self.turns.passes += 1
             self.log.write("turn", **{"from": offer.sender})
             self._turns_in.send_nowait(Turn.OFFER)
             return
@@ -331,6 +355,9 @@ class Peer:
             return  # the end: the turn loop hears it from the table
         card_num, card = picked
         self.log.write("pick", card_num=card_num, card=wire(card), **{"from": offer.sender})
+        problem = self.suspicion.card(card, offer)
+        if problem is not None:
+            raise problem
         self.turns.picked(card)
         await self.table.discard_pairs()
         self._turns_in.send_nowait(Turn.OFFER)
@@ -365,28 +392,6 @@ def _first_error(group: BaseExceptionGroup) -> BaseException:
         elif isinstance(exc, known):
             return as_peer_error(exc)
     return group
-
-
-def config_from_args(args: argparse.Namespace) -> PeerConfig:
-    return PeerConfig(
-        nick=args.name,
-        table=args.server,
-        host=args.host,
-        port=args.port,
-        seed=args.seed,
-        events=args.events,
-        timeout=args.timeout,
-        join_timeout=args.join_timeout,
-        idle_timeout=args.idle_timeout,
-        linger=args.linger,
-        stall_timeout=getattr(args, "stall_timeout", 3.0),
-        max_connections=getattr(args, "max_connections", 64),
-        max_per_address=getattr(args, "max_per_address", DEFAULT_MAX_PER_ADDRESS),
-        first_message_timeout=getattr(args, "first_message_timeout", 10.0),
-        table_name=getattr(args, "table_name", None),
-        mdns_interface=getattr(args, "mdns_interface", None),
-        discover_timeout=getattr(args, "discover_timeout", 10.0),
-    )
 
 
 def run(args: argparse.Namespace) -> int:

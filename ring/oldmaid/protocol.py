@@ -91,7 +91,15 @@ class Farewell:
     reason: str
 
 
-Event = Request | Answered | Invalid | Closed | NeedData
+@dataclass(frozen=True, slots=True)
+class ExtraPick:
+    """A second pick on a link whose accepted offer has had its card: only a cheat or a
+    bug sends it. It is owed an ``error`` reply, like an invalid request."""
+
+    pick: Pick
+
+
+Event = Request | Answered | ExtraPick | Invalid | Closed | NeedData
 
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
     Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp, Accuse),
@@ -151,6 +159,7 @@ class Link:
         # invalid one.
         self._owed: deque[Request | None] = deque()
         self._picking = False  # an accepted offer awaits its pick
+        self._served = False  # the last accepted offer's pick has had its card
 
     @property
     def awaiting_reply(self) -> Request | None:
@@ -192,6 +201,7 @@ class Link:
             self._picking = reply.ok and answered.num_cards > 0
         elif isinstance(answered, Pick):
             self._picking = not reply.ok
+            self._served = reply.ok
 
     # -- receiving ---------------------------------------------------------
 
@@ -235,6 +245,7 @@ class Link:
         self._ours = None
         if isinstance(request, Offer):
             self._picking = reply.ok and request.num_cards > 0
+            self._served = self._served and not self._picking
         elif isinstance(request, Pick):
             self._picking = not reply.ok
         return Answered(request, reply)
@@ -244,6 +255,9 @@ class Link:
             return request
         if not isinstance(request, _ACCEPTS[self.role]):
             return self._bad(f"{request_name(request)} is not a request a {self.role.value} takes")
+        if isinstance(request, Pick) and self._served and not self._picking:
+            self._owed.append(None)  # answered with an error, as an invalid request
+            return ExtraPick(request)
         if self._ours is not None:
             return self._bad(
                 f"{request_name(request)} arrived while {request_name(self._ours)} awaits its reply"

@@ -19,7 +19,15 @@ import trio
 
 from ring.events import EventLog
 from ring.net import dial
-from ring.oldmaid.messages import GameOver, GiveUp, Message, OutOfCards, Reply, Status
+from ring.oldmaid.messages import (
+    Accuse,
+    GameOver,
+    GiveUp,
+    Message,
+    OutOfCards,
+    Reply,
+    Status,
+)
 from ring.oldmaid.protocol import Link, LinkError, Role
 from ring.oldmaid.table_client import TableClient, TableError
 from ring.oldmaid.turns import PeerError, Turns, fault, wire
@@ -54,6 +62,9 @@ def as_peer_error(exc: BaseException) -> PeerError:
 TABLE_GRACE = 0.5
 # How long the table may take to answer a give_up report before we leave anyway.
 GIVE_UP_WAIT = 2.0
+# After an accusation the table takes a moment (its accuse window, 0.5 s) to end
+# the game; the accuser waits this long for the notice before it leaves.
+ACCUSE_WAIT = 3.0
 
 
 class TableSide:
@@ -154,11 +165,17 @@ class TableSide:
         A player who is in and leaves aborts the game; without this word the
         table could only say that we left, blaming the player who waited
         rather than the one who fell silent (docs/protocols/oldmaid.md 5.8).
+        What only a cheat or a bug explains (``exc.rule``) goes as an
+        ``accuse`` (5.9), and we stay until the table has ended the game on it.
         """
-        if self.client is not None and seated and not self.client.game_over.is_set():
+        client = self.client
+        if client is not None and seated and not client.game_over.is_set() and not exc.reported:
+            exc.reported = True
+            if exc.rule is not None and await self._accuse(client, exc):
+                raise exc
             report = GiveUp(nick=exc.culprit, reason=exc.clause if exc.culprit else str(exc))
             try:
-                reply = await self.client.request(report, timeout=GIVE_UP_WAIT)
+                reply = await client.request(report, timeout=GIVE_UP_WAIT)
             except NETWORK_ERRORS:
                 reply = None
             self._log.write(
@@ -168,6 +185,31 @@ class TableSide:
                 accepted=reply is not None and reply.ok,
             )
         raise exc
+
+    async def _accuse(self, client: TableClient, exc: PeerError) -> bool:
+        """Accuse ``exc.culprit`` of ``exc.rule``; whether the table took it (then the
+        game has ended, or we waited ``ACCUSE_WAIT`` for it to)."""
+        assert exc.rule is not None
+        accuse = Accuse(
+            rule=exc.rule, nick=self._turns.nick, accused=exc.culprit, evidence=exc.evidence
+        )
+        try:
+            reply = await client.request(accuse, timeout=GIVE_UP_WAIT)
+        except NETWORK_ERRORS:
+            reply = None
+        self._log.write(
+            "accuse",
+            accused=exc.culprit,
+            rule=exc.rule,
+            evidence=exc.evidence,
+            accepted=reply is not None and reply.ok,
+            message=None if reply is None else reply.message,
+        )
+        if reply is None or not reply.ok:
+            return False
+        with trio.move_on_after(ACCUSE_WAIT):
+            await client.game_over.wait()
+        return True
 
     # -- our hand ------------------------------------------------------------------
 

@@ -21,8 +21,9 @@ import enum
 import random
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
-from ring.oldmaid.cards import Card
+from ring.oldmaid.cards import JOKER, Card
 from ring.oldmaid.hand import Hand, seats_after
 from ring.oldmaid.messages import Discard, GameOver, Offer, Pick, Reply, YourTurn, error, ok
 
@@ -47,18 +48,40 @@ class PeerError(Exception):
     ``culprit`` is the player at fault where this peer can tell (a neighbour
     that fell silent or broke the protocol towards it), and ``clause`` what
     it did, as words that follow its nick: both go to the table in a
-    ``give_up`` report, so the abort names the culprit, not this peer.
+    ``give_up`` report, so the abort names the culprit, not this peer. With
+    a ``rule``, it is something only a cheat or a bug explains, and goes to
+    the table as an ``accuse`` with its ``evidence`` (protocol 5.9).
     """
 
-    def __init__(self, message: str, *, culprit: str | None = None, clause: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        culprit: str | None = None,
+        clause: str = "",
+        rule: str | None = None,
+        evidence: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.culprit = culprit
         self.clause = clause
+        self.rule = rule
+        self.evidence = evidence or {}
+        self.reported = False  # the table has been told (give_up or accuse)
 
 
 def fault(nick: str, clause: str) -> PeerError:
     """The error for a player that broke the game for us: "NICK CLAUSE", naming it."""
     return PeerError(f"{nick} {clause}", culprit=nick, clause=clause)
+
+
+def accusation(nick: str | None, rule: str, clause: str, **evidence: Any) -> PeerError:
+    """The error for what only a cheat or a bug explains: ``rule`` broken by ``nick``
+    (None when this peer cannot tell who sent it), reported with ``accuse``."""
+    message = f"{nick} {clause}" if nick else clause
+    return PeerError(
+        message, culprit=nick, clause=clause, rule=rule, evidence={"what": message, **evidence}
+    )
 
 
 def wire(card: Card) -> list[str]:
@@ -113,6 +136,8 @@ class Turns:
         # could not be reached or closed its link) or "silent" (out by the
         # table, and did not answer).
         self.gone: dict[int, str] = {}
+        self.thrown: set[Card] = set()  # the cards this peer discarded
+        self.passes = 0  # offers of num_cards 0 this peer took the turn from
 
     # -- the seats ---------------------------------------------------------------
 
@@ -195,6 +220,7 @@ class Turns:
 
     def discarded(self, discard: Discard) -> bool:
         """The table took ``discard``; whether that made this peer out."""
+        self.thrown.update(discard.cards)
         if discard.declares_out:
             self.out = True
         return discard.declares_out
@@ -283,6 +309,36 @@ class Turns:
         """Which of the ``offered`` cards to pick, at random (6.3)."""
         return self.hand.choose_pick(offered)
 
+    def foreign(self, card: Card) -> tuple[str, str] | None:
+        """Why ``card``, given to us by a pick, cannot be a card of the game: the rule and
+        the words, or None. Each card exists once, so one we hold or have discarded was
+        given by a cheat or a bug (protocol 14)."""
+        if card in self.hand.cards:
+            if card == JOKER:
+                return "second_joker", "a second Old Maid, and this peer already holds one"
+            return "duplicate_card", f"{card}, which this peer already holds"
+        if card in self.thrown:
+            return "duplicate_card", f"{card}, which this peer has discarded"
+        return None
+
+    def seats_between(self, sender: str) -> list[str]:
+        """The players strictly between ``sender`` and us, going left: those a turn from
+        ``sender`` skipped, which must be out."""
+        count = len(self.players)
+        start = self.nicks.index(sender)
+        return [self.nick_of((start + k) % count) for k in range(1, (self.seat - start) % count)]
+
+    def out_run_to_the_right(self, out: Collection[str]) -> int:
+        """How many players right next to us on our right are out: a pass can come only
+        from one of them (each passes once), so we take at most that many passes."""
+        count = len(self.players)
+        run = 0
+        for step in range(1, count):
+            if self.nick_of((self.seat - step) % count) not in out:
+                break
+            run += 1
+        return run
+
     def picked(self, card: Card) -> None:
         """The offerer gave us ``card``: we hold the turn once its pairs are discarded (7.6)."""
         self.hand.receive(card)
@@ -295,6 +351,12 @@ class Turns:
         if self.lost and notice.loser != self.nick:
             raise PeerError(f"no one else answered, yet the table says {notice.loser} lost")
         if notice.loser == self.nick:
+            if JOKER not in self.hand.cards:
+                # Only a player that went out holding it makes this happen (protocol 14).
+                raise PeerError(
+                    f"the table says {self.nick} lost, but {self.nick} does not hold the Old "
+                    "Maid: a player went out holding it"
+                )
             return Outcome(len(self.players), None)
         if self.nick not in out:
             raise PeerError(f"the game ended but {self.nick} is neither out nor the loser")

@@ -16,7 +16,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ring.oldmaid.messages import Offer, ok
+from ring.oldmaid.messages import Offer, YourTurn, ok
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.transport import Connection
 from services.oldmaid.table import TableConfig, serve_table
@@ -38,10 +38,10 @@ class Faulty(Peer):
         self.requests += 1
         return self.requests > self.strike
 
-    async def _answer_your_turn(self, link: Connection) -> None:
+    async def _answer_your_turn(self, link: Connection, request: YourTurn) -> None:
         if self.fault == "freeze_draw" and self._struck():
             await trio.sleep_forever()  # stopped, as by SIGSTOP: the connection stays open
-        await super()._answer_your_turn(link)
+        await super()._answer_your_turn(link, request)
 
     async def _answer_offer(self, link: Connection, offer: Offer) -> None:
         if self.fault == "freeze_offer" and self._struck():

@@ -249,7 +249,9 @@ def test_we_pick_at_random_below_the_number_offered_and_hold_what_we_get() -> No
 def test_the_place_comes_from_the_tables_out_order() -> None:
     notice = GameOver(loser="ann", out=["cy", "bob", "dee"])
     assert seated("bob").outcome(notice) == Outcome(4, 2)
-    assert seated("ann").outcome(notice) == Outcome(4, None)
+    ann = seated("ann")
+    ann.hand.receive(JOKER)
+    assert ann.outcome(notice) == Outcome(4, None)
     assert Outcome(4, 2).line == "out 2nd of 4"
     assert Outcome(4, None).line == "lost: holds the Old Maid"
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 112)] == [
@@ -264,6 +266,29 @@ def test_a_notice_that_contradicts_us_is_an_error() -> None:
         loser.outcome(GameOver(loser="bob", out=["cy", "ann", "dee"]))
     with pytest.raises(PeerError, match="neither out nor the loser"):
         seated("bob").outcome(GameOver(loser="ann", out=["cy", "dee"]))
+    # The loser by the table's word without the Old Maid: someone went out holding it.
+    with pytest.raises(PeerError, match="does not hold the Old Maid"):
+        seated("ann").outcome(GameOver(loser="ann", out=["cy", "bob", "dee"]))
+
+
+def test_what_reaches_us_that_cannot_be() -> None:
+    turns = seated("ann")
+    turns.hand.receive(JOKER)
+    turns.hand.receive(Card("3", "spades"))
+    assert turns.foreign(JOKER) == (
+        "second_joker",
+        "a second Old Maid, and this peer already holds one",
+    )
+    assert turns.foreign(Card("3", "spades")) == (
+        "duplicate_card",
+        "3 of spades, which this peer already holds",
+    )
+    turns.thrown.add(Card("4", "clubs"))
+    assert turns.foreign(Card("4", "clubs")) == (
+        "duplicate_card",
+        "4 of clubs, which this peer has discarded",
+    )
+    assert turns.foreign(Card("4", "spades")) is None
 
 
 # -- whole games against the referee ----------------------------------------------------------

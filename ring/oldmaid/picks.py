@@ -1,0 +1,134 @@
+"""The exchange that follows an accepted offer, from either side: the pick and its card.
+
+The offerer (``serve_pick``) answers picks from the hand it offered until one
+gets its card; the picker (``take_pick``) picks until the card comes, pausing
+first for an offerer that reads one message a recv (protocol 13.2). A picker
+that keeps picking outside the offer is accused (``bad_picks``, 5.9): the
+offerer dialled it, so it knows who it is. ``Links`` (``ring.oldmaid.links``)
+mixes this in; the state it reads is the links'.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+from typing import Protocol
+
+import trio
+
+from ring.events import EventLog
+from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import Offer, Pick, error
+from ring.oldmaid.protocol import Answered, Closed, Invalid
+from ring.oldmaid.table_side import TableSide
+from ring.oldmaid.turns import MAX_BAD_PICKS, Turns, accusation, fault, wire
+from ring.transport import Connection
+
+# The pause between ok and pick for an offerer that reads one message a recv
+# grows with how slowly such offerers answer our picks (a loaded machine
+# wakes their threads late): PICK_PAUSE_FACTOR times the slowest of the last
+# PICK_SAMPLES answers, between the configured pause and PICK_PAUSE_MAX.
+PICK_PAUSE_FACTOR = 3.0
+PICK_PAUSE_MAX = 0.5
+PICK_SAMPLES = 16
+
+
+class PickConfig(Protocol):
+    timeout: float
+    pick_pause: float
+
+
+class PickExchanges:
+    """``Links``' side of the pick exchanges."""
+
+    _config: PickConfig
+    _turns: Turns
+    _table: TableSide
+    _log: EventLog
+    # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
+    slow_answers: collections.deque[float]
+
+    async def serve_pick(self, link: Connection, seat: int, offered: int) -> None:
+        """Answer ``seat``'s picks from the ``offered`` cards until one gets its card."""
+        timeout = self._config.timeout
+        nick = self._turns.nick_of(seat)
+        bad: list[int] = []
+        for _ in range(MAX_BAD_PICKS):
+            try:
+                event = await link.receive(timeout=timeout)
+            except trio.TooSlowError:
+                raise fault(nick, f"did not pick within {timeout:g} s") from None
+            if isinstance(event, Pick):
+                reply = self._turns.give(event, offered)
+                await link.send(reply)
+                if not reply.ok:
+                    bad.append(event.card_num)
+                    continue
+                assert reply.card is not None
+                self._log.write("gave", to=nick, card_num=event.card_num, card=wire(reply.card))
+                return
+            if isinstance(event, Invalid):
+                await link.send(error(event.reason))
+                continue
+            if isinstance(event, Closed):
+                raise fault(nick, "closed the connection instead of picking")
+            raise fault(nick, f"sent {event!r} instead of a pick")
+        if len(bad) == MAX_BAD_PICKS:
+            raise accusation(
+                nick,
+                "bad_picks",
+                f"made {MAX_BAD_PICKS} bad picks in a row from an offer of {offered} cards "
+                f"(card_num {', '.join(map(str, bad))})",
+                num_cards=offered,
+                card_nums=bad,
+            )
+        raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
+
+    async def take_pick(self, link: Connection, offer: Offer) -> tuple[int, Card] | None:
+        """Pick from an offer we accepted until the card comes: its index and the card.
+
+        None if the offerer closed the link because the game is over. An
+        offerer that may read one message a recv gets a pause before the
+        pick, and how long it takes to answer is kept (see ``pick_pause``).
+        """
+        timeout = self._config.timeout
+        card_num = self._turns.choose_pick(offer.num_cards)
+        blame = functools.partial(self._table.offerer_fault, offer.sender)
+        if not offer.stream:
+            # It may read one message per recv: ok and pick must not arrive together.
+            await trio.sleep(self.pick_pause())
+        for _ in range(MAX_BAD_PICKS):
+            # We accepted the offer, so the turn is ours once the card comes:
+            # if it never does, nobody else will notice, so this is the end.
+            try:
+                await link.send(Pick(card_num=card_num))
+                asked = trio.current_time()
+                event = await link.receive()
+                if not offer.stream:
+                    self.slow_answers.append(trio.current_time() - asked)
+            except trio.TooSlowError:
+                nick = self._turns.nick
+                raise await blame(f"did not answer {nick}'s pick within {timeout:g} s") from None
+            if isinstance(event, Closed):
+                if await self._table.game_is_over():
+                    return None
+                raise await blame("closed the connection instead of giving the picked card")
+            if not isinstance(event, Answered):
+                raise await blame(f"sent {event!r} instead of the picked card")
+            if event.reply.ok:
+                assert event.reply.card is not None
+                return card_num, event.reply.card
+            card_num = self._turns.choose_pick(offer.num_cards)
+        raise await blame(f"refused {MAX_BAD_PICKS} picks in a row")
+
+    def pick_pause(self) -> float:
+        """The pause between ``ok`` and ``pick`` for an offerer that reads one message a recv.
+
+        The pause must outlast the moment its thread takes to wake up and read
+        the ``ok``; on a loaded machine that moment grows, and so does the
+        time it takes to answer a pick, which we can see. So the pause follows
+        the slowest recent answer, never below the configured pause (the 2013
+        clients' own 50 ms). Peers that say they read a stream get no pause.
+        """
+        slowest = max(self.slow_answers, default=0.0)
+        return min(PICK_PAUSE_MAX, max(self._config.pick_pause, PICK_PAUSE_FACTOR * slowest))

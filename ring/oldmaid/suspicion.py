@@ -1,0 +1,134 @@
+"""What a peer checks of what reaches it: things only a cheat or a bug explains.
+
+Each check either passes or returns the ``PeerError`` the peer raises, which
+goes to the table as an ``accuse`` (protocol 5.9) before the peer leaves:
+
+- a player that answers ``out`` while the table counts it in (``false_out``):
+  checked before the turn is handed past it (each seat once: out is final),
+  since the next player would otherwise see a turn that skipped a player in;
+- a turn from a player that cannot hold it (``not_neighbour``): in the draw
+  phase only the player to our right hands us the turn, and in the offer
+  phase a turn can skip only players who are out;
+- a pass (an offer of ``num_cards`` 0) that no player could send
+  (``pass_while_in``): only a player that went out holding the turn passes,
+  each once, and only to the next player in, so we take at most as many as
+  there are players out right next to us on our right;
+- a card given to us by a pick that we already hold or have discarded
+  (``duplicate_card``, ``second_joker``): every card exists once.
+
+A turn's ``from`` is the sender's word (older clients send none), so these
+accusations name it only as "from X, as we were told"; the table names no one
+for them (``services.oldmaid.accusations``). The checks that ask the table
+do so only off the common path: a turn from our right neighbour, a card we
+did not hold, cost nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import Offer, Status, YourTurn
+from ring.oldmaid.table_side import TableSide
+from ring.oldmaid.turns import PeerError, Phase, Turns, accusation, wire
+
+
+class Suspicion:
+    """One peer's checks, over its turn machine and its table connection."""
+
+    def __init__(self, turns: Turns, table: TableSide) -> None:
+        self._turns = turns
+        self._table = table
+        self._confirmed_out: set[int] = set()  # seats the table has counted out
+
+    async def _out(self) -> set[str]:
+        reply = await self._table.request(Status())
+        return set(reply.out or []) if reply.ok else set()
+
+    def _sender(self, request: YourTurn | Offer) -> str | None:
+        """Who the request says sent it, if that is another player of this game."""
+        turns = self._turns
+        sender = request.sender
+        return sender if sender in turns.nicks and sender != turns.nick else None
+
+    async def turn(self, request: YourTurn | Offer) -> PeerError | None:
+        """Whether a turn handed to us can be (before we answer it ``ok``)."""
+        turns = self._turns
+        me = turns.nick
+        right = turns.nick_of((turns.seat - 1) % len(turns.players))
+        sender = self._sender(request)
+        if isinstance(request, YourTurn):
+            if turns.phase is Phase.DRAW and sender is not None and sender != right:
+                return accusation(
+                    sender,
+                    "not_neighbour",
+                    f"handed {me} the draw turn, but in the draw phase only {right}, the player "
+                    f"to {me}'s right, does",
+                    sent_by=sender,
+                )
+            return None
+        out: set[str] | None = None
+        if sender is not None and sender != right:
+            out = await self._out()
+            still_in = [nick for nick in turns.seats_between(sender) if nick not in out]
+            if still_in:
+                return accusation(
+                    sender,
+                    "not_neighbour",
+                    f"offered {me} its hand past {still_in[0]}, who is still in (the turn "
+                    "skips only players who are out)",
+                    sent_by=sender,
+                )
+        if request.num_cards == 0:
+            out = await self._out() if out is None else out
+            run = turns.out_run_to_the_right(out)
+            if turns.passes >= run:
+                return accusation(
+                    sender,
+                    "pass_while_in",
+                    f"passed {me} the turn (an offer of num_cards 0), which only a player that "
+                    f"went out holding the turn does, once, to the next player in: {me} has "
+                    f"taken {turns.passes} and has {run} players out right next to it",
+                    sent_by=sender,
+                    passes=turns.passes,
+                    out_to_the_right=run,
+                )
+        return None
+
+    def card(self, card: Card, offer: Offer) -> PeerError | None:
+        """Whether the card a pick got can be a card of the game (before it joins the hand)."""
+        problem = self._turns.foreign(card)
+        if problem is None:
+            return None
+        rule, words = problem
+        sender = self._sender(offer)
+        return accusation(
+            sender,
+            rule,
+            f"gave {self._turns.nick} {words}",
+            card=wire(card),
+            sent_by=sender,
+        )
+
+    async def outs(self, seats: Iterable[int]) -> PeerError | None:
+        """Whether the seats that answered us ``out`` are out by the table's word.
+
+        A player answers ``out`` only once the table has acknowledged it (7.8),
+        so one the table still counts in lied, on a connection we dialled to
+        its own listener: we know who it is.
+        """
+        seats = [seat for seat in seats if seat not in self._confirmed_out]
+        if not seats:
+            return None
+        out = await self._out()
+        for seat in seats:
+            nick = self._turns.nick_of(seat)
+            if nick in out:
+                self._confirmed_out.add(seat)
+            else:
+                return accusation(
+                    nick,
+                    "false_out",
+                    f"answered out to {self._turns.nick} while the table counts it in",
+                )
+        return None
