@@ -97,6 +97,7 @@ class GameOutcome:
     reason: str | None
     undiscarded: int = 0
     culprit: str | None = None  # the player an abort names as at fault, if any
+    rule: str | None = None  # the rule an abort says was broken (protocol 14), if any
 
     @property
     def line(self) -> str:
@@ -449,6 +450,7 @@ class Game:
             reason=standing.reason,
             undiscarded=standing.undiscarded,
             culprit=self.referee.culprit,
+            rule=self.referee.rule,
         )
 
 

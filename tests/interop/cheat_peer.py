@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""An Old Maid client that cheats: a student's client (``student_peer.py``) changed to win.
+
+It plays as ``student_peer.py`` does with no habit flags (blocking sockets, a
+thread per connection, bare ``json.dumps`` writes, ``status`` polled to learn
+the end, ``print`` to follow what it does), but for one attack a game, chosen
+with ``--attack``, written the way a student would bend its own code. Every
+attack strikes when its moment comes (``--report`` counts the strikes); the
+rest of the game is played by the rules.
+
+Attacks (issue 27), by where they strike:
+
+offers and picks, as the offerer
+  ``offer-fewer``        offer one card fewer than it holds (the last card is never picked)
+  ``offer-more``         offer two cards more than it holds
+  ``offer-zero``         pass the turn (``num_cards`` 0) while holding cards
+  ``give-joker``         answer every pick with the Old Maid, keeping its own cards
+  ``give-unheld``        answer every pick with a card it does not hold
+  ``give-same-twice``    give a card, and answer the next pick with the same card again
+  ``give-discarded``     answer a pick with a card it has discarded
+as the picker
+  ``double-pick``        pick twice from one offer
+  ``pick-bad``           pick card numbers outside the offer, again and again
+discards
+  ``discard-half``       while cards are being drawn, discard a card it holds with its
+                         partner, which it does not
+  ``discard-unheld``     once cards pass, discard a pair it holds neither card of
+the turn
+  ``keep-turn``          hold the turn for ever once the offers begin
+  ``double-turn-draw``   hand the draw turn on twice: to its left neighbour and the next
+  ``double-turn-offer``  after its offer is picked, pass the turn (``num_cards`` 0) to a
+                         second player too
+  ``impersonate-draw``   dial a seat further left and hand it the draw turn as that
+                         seat's right neighbour (``from``)
+  ``impersonate-offer``  dial a seat further left and offer it a card as that seat's
+                         right neighbour
+being out
+  ``answer-out``         answer ``out`` to every turn once the offers begin, holding cards
+  ``false-out``          tell the table ``out_of_cards`` when the offers begin, holding cards
+  ``out-with-joker``     tell the table ``out_of_cards`` when only the Old Maid is left
+reports about others
+  ``false-left-with-turn``  report a player who is still in as gone with the turn
+  ``false-give-up``      leave with a ``give_up`` naming a player it never dealt with
+  ``false-accuse``       accuse a player it never offered to of a second pick
+
+Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--seed S]
+       [--report PATH] [--timeout SECONDS]
+"""
+
+import os
+import random
+import socket
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import student_peer  # the client this one was made from
+from student_peer import (
+    JOKER,
+    SUITS,
+    VALUES,
+    ConnClosed,
+    PeerError,
+    ReplyTimeout,
+    pairs_with,
+)
+
+ATTACKS = (
+    "offer-fewer",
+    "offer-more",
+    "offer-zero",
+    "give-joker",
+    "give-unheld",
+    "give-same-twice",
+    "give-discarded",
+    "double-pick",
+    "pick-bad",
+    "discard-half",
+    "discard-unheld",
+    "keep-turn",
+    "double-turn-draw",
+    "double-turn-offer",
+    "impersonate-draw",
+    "impersonate-offer",
+    "answer-out",
+    "false-out",
+    "out-with-joker",
+    "false-left-with-turn",
+    "false-give-up",
+    "false-accuse",
+)
+DECK = [(v, s) for v in VALUES for s in SUITS]
+
+
+def partner(card):
+    return next(c for c in DECK if pairs_with(c, card))
+
+
+class Cheat(student_peer.Peer):
+    def __init__(self, args):
+        super().__init__(args)
+        self.attack = args.attack
+        self.cheat_rng = random.Random(args.seed)
+        self.thrown = []  # cards we discarded, in order
+        self.last_given = None
+        self.done_once = set()
+        self.stats.update(attack=self.attack, struck=0, struck_at=None)
+
+    def strike(self, what):
+        if not self.stats["struck"]:
+            self.stats["struck_at"] = time.monotonic()  # one clock with the table's (Linux)
+        self.stats["struck"] += 1
+        self.write_report()
+        print(f"{self.nick}: cheating ({self.attack}): {what}", flush=True)
+
+    def once(self, name):
+        if name in self.done_once:
+            return False
+        self.done_once.add(name)
+        return True
+
+    def table_request(self, msg):
+        rep = super().table_request(msg)
+        if msg.get("cmd") == "discard" and rep.get("result") == "ok":
+            self.thrown.extend(tuple(c) for c in msg["cards"])
+        return rep
+
+    def others(self):
+        return [seat for seat in range(len(self.players)) if seat != self.seat]
+
+    def dial(self, seat):
+        """A fresh connection to a seat's listener, kept aside from the usual ones."""
+        host, port, nick = self.players[seat]
+        sock = socket.create_connection((host, port), timeout=student_peer.REPLY_TIMEOUT)
+        return self.conn(sock, f"{self.nick}~>{nick}")
+
+    # ---- the offerer -------------------------------------------------------
+
+    def hold_turn(self):
+        attack = self.attack
+        with self.lock:
+            n = 0 if self.is_out else len(self.hand)
+        if attack == "keep-turn" and not self.is_out:
+            self.strike("keeping the turn")
+            while not self.done.is_set():
+                time.sleep(0.1)
+            return
+        if attack == "out-with-joker" and self.hand == [JOKER] and not self.is_out:
+            self.strike("out_of_cards holding the Old Maid")
+            self.go_out()
+            n = 0
+        lie = {"offer-fewer": n - 1, "offer-more": n + 2, "offer-zero": 0}.get(attack)
+        if lie is not None and n >= 2:
+            self.strike(f"offering {lie} of {n} cards")
+            n = lie
+        for seat in self.left_seats():
+            result, _ = self.ask(seat, {"cmd": "offer", "num_cards": n})
+            if result == "ok":
+                self.after_offer(seat, n)
+                return
+        with self.lock:
+            if not self.is_out:
+                self.lost = True
+
+    def after_offer(self, seat, n):
+        """Our offer went to ``seat``: a second turn for someone else, for some attacks."""
+        beyond = [s for s in self.left_seats() if s != seat and s != self.left_seats()[0]]
+        if self.attack == "double-turn-offer" and n > 0 and beyond and self.once("double"):
+            self.strike(f"passing a second turn to {self.players[beyond[0]][2]}")
+            result, _ = self.ask(beyond[0], {"cmd": "offer", "num_cards": 0})
+            print(f"{self.nick}: the second turn was answered {result}", flush=True)
+        impersonating = self.attack == "impersonate-offer" and not self.is_out and self.hand
+        if impersonating and beyond and self.once("impersonate"):
+            self.impersonate(beyond[0], {"cmd": "offer", "num_cards": 1})
+
+    def impersonate(self, seat, msg):
+        """Dial ``seat`` and hand it a turn as the player to its right."""
+        right = self.players[(seat - 1) % len(self.players)][2]
+        conn = self.dial(seat)
+        self.strike(f"sending {msg['cmd']} to {self.players[seat][2]} as {right}")
+        try:
+            rep = conn.request({**msg, "from": right})
+            print(f"{self.nick}: the impostor's {msg['cmd']} was answered {rep}", flush=True)
+            if rep.get("result") == "ok" and msg.get("num_cards"):
+                pick = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+                with self.lock:
+                    card = self.hand.pop(0) if self.hand else JOKER
+                conn.send({"result": "ok", "card": list(card)})
+                print(f"{self.nick}: gave {card} for pick {pick}", flush=True)
+        except (ConnClosed, ReplyTimeout) as exc:
+            print(f"{self.nick}: the impostor's {msg['cmd']} failed: {exc}", flush=True)
+
+    def serve_pick(self, conn, n):
+        attack = self.attack
+        if attack not in ("give-joker", "give-unheld", "give-same-twice", "give-discarded"):
+            return super().serve_pick(conn, n)
+        msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+        if msg.get("cmd") != "pick":
+            raise PeerError(f"expected a pick, got {msg!r}")
+        with self.lock:
+            card = student_peer.pop_picked(self.hand, msg.get("card_num"), False)
+            if card is None:
+                conn.send({"result": "error", "message": "no such card"})
+                return self.serve_pick(conn, n)
+            forged = None
+            if attack == "give-joker":
+                forged = JOKER
+            elif attack == "give-unheld":
+                unheld = [c for c in DECK if c not in self.hand and c != card]
+                forged = self.cheat_rng.choice(unheld)
+            elif attack == "give-same-twice" and self.last_given is not None:
+                forged = self.last_given
+            elif attack == "give-discarded" and self.thrown:
+                forged = self.cheat_rng.choice(self.thrown)
+            if forged is not None:
+                self.hand.insert(0, card)  # keep the card that was picked
+                self.strike(f"giving {forged} for pick {msg.get('card_num')}")
+                card = forged
+            self.last_given = card
+            conn.send({"result": "ok", "card": list(card)})
+            if not self.hand:
+                self.go_out()
+
+    # ---- the picker ----------------------------------------------------------
+
+    def pick_from(self, conn, num):
+        if self.attack == "pick-bad":
+            self.strike(f"picking card_num {num + 3} of {num}")
+            for _ in range(student_peer.MAX_BAD_PICKS):
+                conn.send({"cmd": "pick", "card_num": num + 3})
+                rep = conn.recv_reply(time.monotonic() + student_peer.REPLY_TIMEOUT)
+                if rep.get("result") == "ok":
+                    return student_peer.canon_card(rep.get("card"))
+            raise PeerError("every pick refused")
+        card = super().pick_from(conn, num)
+        if self.attack == "double-pick" and num > 1 and self.once("double"):
+            self.strike("picking again from the same offer")
+            conn.send({"cmd": "pick", "card_num": 0})  # and never reads the answer
+        return card
+
+    def on_offer(self, conn, msg):
+        with self.lock:
+            self.phase = "offer"
+            holding = bool(self.hand) and not self.is_out
+        if self.attack == "answer-out" and holding:
+            self.strike("answering out with cards in hand")
+            conn.send({"result": "out"})
+            return
+        if self.attack == "false-out" and holding and len(self.hand) > 2 and self.once("out"):
+            self.strike(f"out_of_cards holding {len(self.hand)} cards")
+            self.go_out()
+        reports = ("false-left-with-turn", "false-give-up", "false-accuse")
+        if self.attack in reports and holding and self.once("report"):
+            self.report_falsely()
+        return super().on_offer(conn, msg)
+
+    # ---- discards --------------------------------------------------------------
+
+    def take_card(self, card):
+        super().take_card(card)
+        attack = self.attack
+        if attack == "discard-half" and self.phase == "draw" and "half" not in self.done_once:
+            with self.lock:
+                single = [c for c in self.hand if c != JOKER]
+            for mine in single:
+                rep = self.table_request(
+                    {"cmd": "discard", "cards": [list(mine), list(partner(mine))]}
+                )
+                print(f"{self.nick}: discarding {mine} with its partner: {rep}", flush=True)
+                if rep.get("result") == "ok":
+                    self.strike(f"discarded {mine} and {partner(mine)}")
+                    self.done_once.add("half")
+                    with self.lock:
+                        self.hand.remove(mine)
+                    break
+                if "not been drawn" not in str(rep.get("message")):
+                    self.strike(f"tried {mine} and {partner(mine)}: {rep.get('message')}")
+                    self.done_once.add("half")
+                    break
+        if attack == "discard-unheld" and self.phase == "offer" and self.once("unheld"):
+            with self.lock:
+                mine = set(self.hand) | set(self.thrown)
+            pairs = [
+                (c, partner(c))
+                for c in DECK
+                if c[1] in ("spades", "diamonds") and c not in mine and partner(c) not in mine
+            ]
+            first, second = self.cheat_rng.choice(pairs)
+            self.strike(f"discarding {first} and {second}, held by someone else")
+            rep = self.table_request({"cmd": "discard", "cards": [list(first), list(second)]})
+            print(f"{self.nick}: the table said {rep}", flush=True)
+
+    # ---- the draw phase -------------------------------------------------------------
+
+    def pass_draw_turn(self):
+        super().pass_draw_turn()
+        ahead = self.left_seats()[1:]
+        if not ahead:
+            return
+        if self.attack == "double-turn-draw" and self.once("double"):
+            self.strike(f"handing the draw turn to {self.players[ahead[0]][2]} too")
+            result, _ = self.ask(ahead[0], {"cmd": "your_turn"})
+            print(f"{self.nick}: the second draw turn was answered {result}", flush=True)
+        if self.attack == "impersonate-draw" and self.once("impersonate"):
+            self.impersonate(ahead[0], {"cmd": "your_turn"})
+
+    # ---- reports about others ---------------------------------------------------------
+
+    def report_falsely(self):
+        me = self.seat
+        count = len(self.players)
+        far = [s for s in self.others() if s not in ((me + 1) % count, (me - 1) % count)]
+        if self.attack == "false-left-with-turn":
+            victim = self.players[(me + 1) % count][2]
+            self.strike(f"reporting {victim} as gone with the turn")
+            rep = self.table_request({"cmd": "left_with_turn", "nick": victim})
+            print(f"{self.nick}: the table said {rep}", flush=True)
+        elif self.attack == "false-accuse":
+            victim = self.players[(me + 2) % count][2]
+            self.strike(f"accusing {victim} of a second pick")
+            rep = self.table_request(
+                {"cmd": "accuse", "accused": victim, "rule": "second_pick", "evidence": {}}
+            )
+            print(f"{self.nick}: the table said {rep}", flush=True)
+        elif self.attack == "false-give-up" and far:
+            victim = self.players[far[0]][2]
+            self.strike(f"giving up, blaming {victim}")
+            rep = self.table_request(
+                {"cmd": "give_up", "nick": victim, "reason": "did not answer offer within 10 s"}
+            )
+            print(f"{self.nick}: the table said {rep}", flush=True)
+            self.die(f"gave up because of {victim}")
+
+
+def main():
+    argv = sys.argv[1:]
+    attack = None
+    if "--attack" in argv:
+        i = argv.index("--attack")
+        attack = argv[i + 1]
+        del argv[i : i + 2]
+    if attack not in ATTACKS:
+        sys.stderr.write(f"cheat_peer: --attack must be one of {', '.join(ATTACKS)}\n")
+        sys.exit(1)
+    args = student_peer.parse_args(argv)
+    args.attack = attack
+    peer = Cheat(args)
+
+    def give_up():
+        peer.die(f"gave up after {args.timeout:g} seconds", wait=2.0)
+
+    watchdog = threading.Timer(args.timeout, give_up)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        line = peer.run(time.monotonic() + args.timeout)
+    except PeerError as e:
+        peer.die(str(e))
+    except Exception as e:  # no tracebacks, ever
+        peer.die(f"{type(e).__name__}: {e}")
+    peer.exit_lock.acquire()
+    peer.close_all()
+    peer.terminate(0, out=line, locked=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""Rings with one cheater: play a game, judge it, sweep the attacks (issue 27).
+
+One game is the real table and ``players - 1`` real ``Peer``s in this
+process, over loopback TCP, and one ``cheat_peer.py`` process (nick ``c``,
+seated wherever the table's seed puts it) with one attack. ``judge`` holds
+the game to issue 27's rule and to what deliverable 1 promises:
+
+- an honest player is never named: not the abort's culprit, not "X left the
+  table";
+- an attack the table can catch today (``CAUGHT``) that struck ends the game
+  naming the cheater, with the rule;
+- any other attack ends the game (with a loser, or aborted naming no one or
+  the cheater) and never leaves a game running.
+
+Run as a script it sweeps every attack and prints the README's table::
+
+    python tests/interop/cheat_rings.py --seeds 3      # rings of 3-6, three seeds an attack
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+
+CHEAT = Path(__file__).with_name("cheat_peer.py")
+CHEATER = "c"
+# Attacks deliverable 1 catches and names, with the rule the abort gives.
+CAUGHT = {
+    "double-pick": ("second_pick",),
+    # The cheater, refused 8 times, may give up and leave as our peer accuses it.
+    "pick-bad": ("bad_picks", "left"),
+    "discard-half": ("dealt_to_another",),
+    "answer-out": ("false_out",),
+    "false-out": ("hand_not_empty",),
+}
+# Attacks that end the game naming no one, saying what was seen: the table
+# cannot tell who sent a message or forged a card (verified games can).
+ENDED = {
+    "give-joker": ("second_joker", "duplicate_card", "pairs_vanished", "old_maid_vanished"),
+    "give-unheld": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
+    "give-same-twice": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
+    "give-discarded": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
+    "offer-zero": ("pass_while_in",),
+    "double-turn-draw": ("not_neighbour",),
+    "impersonate-draw": ("not_neighbour",),
+    "discard-unheld": ("claimed_twice", "pairs_vanished", "old_maid_vanished"),
+    "out-with-joker": ("old_maid_vanished",),
+    "false-give-up": (None,),
+}
+# The rest: harmless to the result, or beyond deliverable 1 (offer-fewer, a turn
+# kept, a second turn in the offers, an offer as someone else, reports refused).
+PEER = {"timeout": 1.0, "idle_timeout": 4.0, "stall_timeout": 1.0, "linger": 0.2}
+GAME_TIMEOUT = 25.0
+
+
+@dataclass
+class CheatGame:
+    players: int
+    seed: int
+    attack: str
+    outcome: TableOutcome | None
+    report: dict[str, Any] = field(default_factory=dict)  # the cheater's --report
+    ended_at: float | None = None  # time.monotonic() when the table ended the game
+    lines: dict[str, str] = field(default_factory=dict)  # each honest peer's result or error
+    cheater_out: str = ""
+    wall: float = 0.0
+
+    @property
+    def struck(self) -> bool:
+        return bool(self.report.get("struck"))
+
+    @property
+    def caught_in(self) -> float | None:
+        """Seconds from the first strike to the end of the game."""
+        at = self.report.get("struck_at")
+        return None if at is None or self.ended_at is None else self.ended_at - at
+
+    @property
+    def honest(self) -> list[str]:
+        return [nick for nick in self.lines]
+
+    def describe(self) -> str:
+        outcome = self.outcome
+        lines = [f"{self.players} players, seed {self.seed}, attack {self.attack}"]
+        if outcome is not None:
+            lines.append(
+                f"  table: {outcome.line} (culprit {outcome.culprit}, rule {outcome.rule})"
+            )
+        lines += [f"  {nick}: {line}" for nick, line in self.lines.items()]
+        lines.append(f"  cheater: {self.report}")
+        lines.append(f"  cheater said: {self.cheater_out[-2000:]}")
+        return "\n".join(lines)
+
+
+def judge(game: CheatGame) -> list[str]:
+    """What went wrong in ``game``; empty when it kept issue 27's rule (module docstring)."""
+    outcome = game.outcome
+    if outcome is None:
+        return ["the table never ended the game"]
+    problems = []
+    reason = outcome.reason or ""
+    if outcome.culprit in game.honest:
+        problems.append(f"an honest player was named: {outcome.culprit} ({reason})")
+    problems += [
+        f"{nick} left the table" for nick in game.honest if f"{nick} left the table" in reason
+    ]
+    caught = outcome.culprit == CHEATER and outcome.rule in CAUGHT.get(game.attack, ())
+    if game.attack in CAUGHT and game.struck and not caught:
+        problems.append(
+            f"{game.attack} struck but the table did not name {CHEATER} for "
+            f"{' or '.join(CAUGHT[game.attack])}: {outcome.line} (culprit {outcome.culprit}, "
+            f"rule {outcome.rule})"
+        )
+    return problems
+
+
+async def play(players: int, seed: int, attack: str, workdir: Path) -> CheatGame:
+    """One game of ``players`` (3-6) seats, one of them the cheater with ``attack``."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    report = workdir / "cheat.json"
+    ended: list[float] = []
+    config = TableConfig(
+        players=players,
+        port=0,
+        seed=seed,
+        linger=0.5,
+        last_pair_grace=0.5,
+        on_end=lambda _: ended.append(time.monotonic()),
+    )
+    lines: dict[str, str] = {}
+    outcomes: list[TableOutcome] = []
+    started = time.monotonic()
+    out_path = workdir / "cheat.out"
+    with trio.move_on_after(GAME_TIMEOUT), open(out_path, "wb") as out:
+        async with trio.open_nursery() as nursery:
+            host, port = await nursery.start(_table, config, outcomes)
+            command = [
+                sys.executable, str(CHEAT), "--nick", CHEATER, "--table", f"{host}:{port}",
+                "--attack", attack, "--seed", str(seed), "--report", str(report),
+                "--timeout", str(GAME_TIMEOUT - 5),
+            ]  # fmt: skip
+            process = await trio.lowlevel.open_process(command, stdout=out, stderr=out)
+            for i in range(players - 1):
+                nick = f"h{i}"
+                peer = Peer(PeerConfig(nick=nick, table=(host, port), seed=seed * 10 + i, **PEER))
+                nursery.start_soon(_peer, peer, lines)
+            nursery.start_soon(_reap, process, outcomes, nursery.cancel_scope)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    await process.wait()
+    game = CheatGame(players, seed, attack, outcomes[0] if outcomes else None, lines=lines)
+    game.wall = time.monotonic() - started
+    game.ended_at = ended[0] if ended else None
+    if report.exists():
+        with contextlib.suppress(ValueError):
+            game.report = json.loads(report.read_text())
+    game.cheater_out = out_path.read_text(errors="replace")
+    return game
+
+
+async def _table(config: TableConfig, outcomes: list, *, task_status: trio.TaskStatus) -> None:
+    outcomes.append(await serve_table(config, task_status=task_status))
+
+
+async def _reap(process: trio.Process, outcomes: list, scope: trio.CancelScope) -> None:
+    """Once the table is done, give the cheater a moment to exit, then end the game's nursery."""
+    while not outcomes:
+        await trio.sleep(0.05)
+    with trio.move_on_after(2.0):
+        await process.wait()
+    scope.cancel()
+
+
+async def _peer(peer: Peer, lines: dict[str, str]) -> None:
+    lines[peer.nick] = "playing"
+    try:
+        lines[peer.nick] = (await peer.play()).line
+    except PeerError as exc:
+        lines[peer.nick] = f"{peer.nick}: {exc}"
+
+
+def play_game(players: int, seed: int, attack: str) -> CheatGame:
+    with tempfile.TemporaryDirectory() as tmp:
+        return trio.run(play, players, seed, attack, Path(tmp))
+
+
+def main() -> int:
+    from cheat_peer import ATTACKS
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--attack", action="append", choices=ATTACKS)
+    args = parser.parse_args()
+    failed = 0
+    print(
+        "| attack | games | struck | cheater named | honest named | rules | time to end (median) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for attack in args.attack or ATTACKS:
+        games = [play_game(3 + (seed % 4), 1000 + seed, attack) for seed in range(args.seeds)]
+        named = sum(g.outcome is not None and g.outcome.culprit == CHEATER for g in games)
+        wrong = sum(g.outcome is not None and g.outcome.culprit in g.honest for g in games)
+        rules = sorted({str(g.outcome.rule) for g in games if g.outcome is not None})
+        times = sorted(t for g in games if (t := g.caught_in) is not None)
+        median = f"{times[len(times) // 2]:.2f} s" if times else "-"
+        struck = sum(g.struck for g in games)
+        cells = [attack, len(games), struck, named, wrong, ", ".join(rules), median]
+        print("| " + " | ".join(map(str, cells)) + " |")
+        for game in games:
+            problems = judge(game)
+            if problems:
+                failed += 1
+                print(game.describe(), *problems, sep="\n  ", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""A cheater among honest ``ring peer``s (issue 27, deliverable 1).
+
+Every game is the real table and real ``Peer``s over loopback TCP in this
+process, with one ``cheat_peer.py`` process, a student's client bent to cheat
+with one attack (``cheat_rings.play``). Whatever the attack, no honest
+player is ever named; the attacks the table can catch today end the game
+naming the cheater and the rule (``cheat_rings.judge``). Seeds are fixed and
+the examples bounded; each game takes about a second (a turn kept for ever:
+the peers' 4 s idle timeout). ``python tests/interop/cheat_rings.py`` sweeps
+every attack over more seeds and prints the table in docs/protocols/oldmaid.md
+section 14.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.interop.cheat_peer import ATTACKS
+from tests.interop.cheat_rings import CAUGHT, CHEATER, CheatGame, judge, play_game
+
+pytestmark = pytest.mark.scenario
+
+
+def judged(players: int, seed: int, attack: str) -> CheatGame:
+    game = play_game(players, seed, attack)
+    problems = judge(game)
+    assert not problems, "\n".join([game.describe(), *problems])
+    return game
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_each_attack_in_a_ring_of_honest_peers(attack: str) -> None:
+    index = ATTACKS.index(attack)
+    game = judged(3 + index % 4, 27_000 + index, attack)
+    assert game.outcome is not None
+    if attack in CAUGHT:
+        # The seed must still exercise it: the attack struck, and was named.
+        assert game.struck, game.describe()
+        assert (game.outcome.culprit, game.outcome.rule in CAUGHT[attack]) == (CHEATER, True)
+
+
+# Rings of 3-6, any attack but a turn kept for ever (4 s a game, played above).
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(
+    attack=st.sampled_from([a for a in ATTACKS if a != "keep-turn"]),
+    players=st.integers(3, 6),
+    seed=st.integers(0, 2**16),
+)
+def test_no_honest_player_is_ever_named(attack: str, players: int, seed: int) -> None:
+    judged(players, seed, attack)
