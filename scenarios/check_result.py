@@ -15,7 +15,8 @@ PAIRS = "pairs discarded"
 OUT_ORDER = "out order"
 EXITS = "exit codes"
 LINES = "final lines"
-CHECK_NAMES = (HANDOFF, SKIPS, LOSER, PAIRS, OUT_ORDER, EXITS, LINES)
+CLAIMS = "honest claims"
+CHECK_NAMES = (HANDOFF, SKIPS, LOSER, PAIRS, OUT_ORDER, EXITS, LINES, CLAIMS)
 
 # A failing check lists this many problems and counts the rest, so one
 # systematic bug does not bury the summary under a hundred lines.

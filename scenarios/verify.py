@@ -8,7 +8,8 @@ import them from here:
   loader; the formats are those of ``docs/logs.md``) and the facts derived
   from them;
 - ``scenarios.handoffs``: the handoffs pieced together, and ``summarise``;
-- ``scenarios.turn_checks``, ``scenarios.outcome_checks``: the checks;
+- ``scenarios.turn_checks``, ``scenarios.outcome_checks``,
+  ``scenarios.claim_checks``: the checks;
 - ``scenarios.check_result``: what a check returns.
 
 Each check returns a ``CheckResult`` with a name, a verdict and a detail that
@@ -31,6 +32,7 @@ from collections.abc import Callable
 
 from scenarios.check_result import (
     CHECK_NAMES,
+    CLAIMS,
     EXITS,
     HANDOFF,
     LINES,
@@ -40,6 +42,7 @@ from scenarios.check_result import (
     SKIPS,
     CheckResult,
 )
+from scenarios.claim_checks import check_claims
 from scenarios.game_records import (
     _MALFORMED,
     GameRecords,
@@ -65,6 +68,7 @@ from scenarios.turn_checks import check_handoffs, check_skips
 # Imported from here by the scenarios and the tests.
 __all__ = [
     "CHECK_NAMES",
+    "CLAIMS",
     "EXITS",
     "HANDOFF",
     "LINES",
@@ -96,6 +100,7 @@ CHECKS: tuple[Callable[[GameRecords], CheckResult], ...] = (
     check_out_order,
     check_exits,
     check_lines,
+    check_claims,
 )
 
 

@@ -495,6 +495,29 @@ def peer_prints_the_wrong_place(records: GameRecords) -> None:
     records.lines[over["out"][0]] = ["out 2nd of 8"]
 
 
+def discards_another_players_card_in_the_draw(records: GameRecords) -> None:
+    # The table took a pair, while cards were still dealt, from a player it had
+    # not dealt them to (and that player logs it as its own).
+    last_deal = max(i for i, r in enumerate(records.transcript) if r.get("event") == "dealt")
+    record = next(r for r in records.transcript[:last_deal] if r.get("event") == "discarded")
+    seats = verify.seat_order(records)
+    owner, other = record["nick"], seats[(seats.index(record["nick"]) + 1) % len(seats)]
+    event = next(e for e in _events(records, owner, "discard") if e["cards"] == record["cards"])
+    records.events[owner].remove(event)
+    records.events[other].append({**event, "nick": other})
+    record["nick"] = other
+
+
+def counts_a_player_out_that_holds_cards(records: GameRecords) -> None:
+    # The first player out, counted as soon as the deck was empty: by its count it
+    # still held most of its cards.
+    transcript = records.transcript
+    first = next(r for r in transcript if r.get("event") == "out")
+    transcript.remove(first)
+    last_deal = max(i for i, r in enumerate(transcript) if r.get("event") == "dealt")
+    transcript.insert(last_deal + 1, first)
+
+
 MUTATIONS: list[tuple[Callable[[GameRecords], None], str, str]] = [
     (offer_skips_a_player_who_is_in, verify.HANDOFF, "who is still in"),
     (picker_does_not_take_the_next_turn, verify.HANDOFF, "holds the turn"),
@@ -512,6 +535,8 @@ MUTATIONS: list[tuple[Callable[[GameRecords], None], str, str]] = [
     (peer_exits_non_zero, verify.EXITS, "exited 1"),
     (peer_killed, verify.EXITS, "table did not exit"),
     (peer_prints_the_wrong_place, verify.LINES, "printed ['out 2nd of 8']"),
+    (discards_another_players_card_in_the_draw, verify.CLAIMS, "before the deck was empty"),
+    (counts_a_player_out_that_holds_cards, verify.CLAIMS, "holding at least"),
 ]
 
 

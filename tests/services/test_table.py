@@ -729,6 +729,40 @@ async def test_left_with_turn_is_checked_then_aborts_naming_the_player() -> None
     assert outcome.line == f"game aborted: {expected}"
 
 
+async def test_an_accusation_names_the_accused_after_its_window(tmp_path: Path) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table(players=3, transcript=transcript, accuse_window=0.1) as running:
+        g = await join_all(running, 3)
+        accuser, accused = g.seats[0], g.seats[1]
+        wrong = {"cmd": "accuse", "accused": g.seats[2], "rule": "second_pick"}
+        assert_error(await g.seat(0).request(wrong), "not the player", g.seats[1])
+        assert_error(await g.seat(0).request({**wrong, "nick": g.seats[2]}), "this connection")
+        accuse = {
+            "cmd": "accuse",
+            "nick": accuser,
+            "accused": accused,
+            "rule": "second_pick",
+            "evidence": {"what": "picked card 2 after its card", "card_num": 2},
+        }
+        reply = await g.seat(0).request(accuse)
+        assert reply["result"] == "ok" and f"naming {accused}" in reply["message"]
+        reason = (
+            f"{accused} picked twice from one offer of {accuser}'s (one pick per accepted "
+            f"offer, protocol 6.3); reported by {accuser} (picked card 2 after its card)"
+        )
+        assert await g.seat(2).notice() == aborted(reason)
+        for client in g.clients.values():
+            await client.aclose()
+        outcome = await running.finished()
+    assert (outcome.culprit, outcome.rule) == (accused, "second_pick")
+    game = read_game(transcript)
+    records = [r for r in game.records if r.get("event") in ("accused", "aborted")]
+    assert [r["event"] for r in records] == ["accused", "accused", "aborted"]
+    assert (records[0]["verdict"], records[1]["verdict"]) == ("refused", "pending")
+    assert (records[2]["culprit"], records[2]["rule"]) == (accused, "second_pick")
+    assert game.end is not None and game.end.details == {"rule": "second_pick"}
+
+
 async def test_the_table_closes_lingering_players() -> None:
     async with table(players=2, linger=0.1) as running:
         g = await join_all(running, 2)
