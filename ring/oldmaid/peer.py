@@ -72,6 +72,8 @@ class Peer:
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
         self._draw_from: str | None = None  # who said it handed us the last draw turn
+        self._verified: set[int] = set()  # seats whose "out" is checked with the table
+        self._nursery: trio.Nursery  # the game's, once it plays
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -107,6 +109,7 @@ class Peer:
 
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
+        self._nursery = nursery
         self.links.last_heard = trio.current_time()
         address = config.table or await self.table.find(
             config.table_name, config.mdns_interface, config.discover_timeout
@@ -286,17 +289,31 @@ class Peer:
             reply = await self.links.ask(seat, request)
             if self.turns.took(seat, request, reply):
                 return seat, asked
-            if reply is not GONE and reply is not SILENT:
-                # Skipping a player that says it is out hands the turn past it:
-                # the table must count it out (once per seat: out is final).
-                await self._check_outs([seat])
+            if reply is not GONE and reply is not SILENT and not self._verifying(seat):
+                # A player that says it is out must be out by the table's word: a liar
+                # skipped for good would keep its cards, and the game would never end.
+                # Asked once a seat (out is final), beside the handoff, not in its way;
+                # in the draw phase no one is ever out, so at once.
+                if phase == "draw":
+                    await self._check_outs([seat])
+                else:
+                    self._nursery.start_soon(self._check_outs, [seat])
             self._log_skip(seat, reply, phase)
         return None
 
+    def _verifying(self, seat: int) -> bool:
+        """Whether ``seat``'s word that it is out is checked already (else it is now)."""
+        verifying = seat in self._verified
+        self._verified.add(seat)
+        return verifying
+
     async def _check_outs(self, seats: list[int]) -> None:
-        problem = await self.suspicion.outs(seats)
-        if problem is not None:
-            raise problem
+        try:
+            problem = await self.suspicion.outs(seats)
+        except NETWORK_ERRORS:
+            return  # the table is gone: the turn loop hears it
+        if problem is not None and not await self.table.game_is_over():
+            await self.table.give_up(problem, seated=True)
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         await self.links.serve_pick(link, seat, offered)

@@ -4,11 +4,10 @@ Each check either passes or returns the ``PeerError`` the peer raises, which
 goes to the table as an ``accuse`` (protocol 5.9) before the peer leaves:
 
 - a player that answers ``out`` while the table counts it in (``false_out``):
-  checked before the turn is handed past it (each seat once: out is final),
-  since the next player would otherwise see a turn that skipped a player in;
+  before the turn is handed past it, once a seat (out is final): a liar
+  skipped for good would keep its cards, and the game would never end;
 - a turn from a player that cannot hold it (``not_neighbour``): in the draw
-  phase only the player to our right hands us the turn, and in the offer
-  phase a turn can skip only players who are out;
+  phase only the player to our right hands us the turn;
 - a pass (an offer of ``num_cards`` 0) that no player could send
   (``pass_while_in``): only a player that went out holding the turn passes,
   each once, and only to the next player in, so we take at most as many as
@@ -20,7 +19,8 @@ A turn's ``from`` is the sender's word (older clients send none), so these
 accusations name it only as "from X, as we were told"; the table names no one
 for them (``services.oldmaid.accusations``). The checks that ask the table
 do so only off the common path: a turn from our right neighbour, a card we
-did not hold, cost nothing.
+did not hold, cost nothing, and a player once seen out by the table is not
+asked about again (being out is final).
 """
 
 from __future__ import annotations
@@ -39,11 +39,19 @@ class Suspicion:
     def __init__(self, turns: Turns, table: TableSide) -> None:
         self._turns = turns
         self._table = table
-        self._confirmed_out: set[int] = set()  # seats the table has counted out
+        # Players the table has counted out: being out is final, so once seen
+        # out a player need not be asked about again.
+        self._known_out: set[str] = set()
 
-    async def _out(self) -> set[str]:
-        reply = await self._table.request(Status())
-        return set(reply.out or []) if reply.ok else set()
+    async def _out(self, needed: Iterable[str] = ()) -> set[str]:
+        """The players out by the table's word; asks only if one of ``needed`` is not known
+        to be (an empty ``needed`` always asks)."""
+        needed = list(needed)
+        if not needed or not set(needed) <= self._known_out:
+            reply = await self._table.request(Status())
+            if reply.ok:
+                self._known_out.update(reply.out or [])
+        return self._known_out
 
     def _sender(self, request: YourTurn | Offer) -> str | None:
         """Who the request says sent it, if that is another player of this game."""
@@ -67,21 +75,10 @@ class Suspicion:
                     sent_by=sender,
                 )
             return None
-        out: set[str] | None = None
-        if sender is not None and sender != right:
-            out = await self._out()
-            still_in = [nick for nick in turns.seats_between(sender) if nick not in out]
-            if still_in:
-                return accusation(
-                    sender,
-                    "not_neighbour",
-                    f"offered {me} its hand past {still_in[0]}, who is still in (the turn "
-                    "skips only players who are out)",
-                    sent_by=sender,
-                )
         if request.num_cards == 0:
-            out = await self._out() if out is None else out
-            run = turns.out_run_to_the_right(out)
+            run = turns.out_run_to_the_right(self._known_out)
+            if turns.passes >= run:
+                run = turns.out_run_to_the_right(await self._out())
             if turns.passes >= run:
                 return accusation(
                     sender,
@@ -117,15 +114,12 @@ class Suspicion:
         so one the table still counts in lied, on a connection we dialled to
         its own listener: we know who it is.
         """
-        seats = [seat for seat in seats if seat not in self._confirmed_out]
-        if not seats:
+        nicks = [self._turns.nick_of(seat) for seat in seats]
+        if not nicks:
             return None
-        out = await self._out()
-        for seat in seats:
-            nick = self._turns.nick_of(seat)
-            if nick in out:
-                self._confirmed_out.add(seat)
-            else:
+        out = await self._out(nicks)
+        for nick in nicks:
+            if nick not in out:
                 return accusation(
                     nick,
                     "false_out",

@@ -3,8 +3,8 @@
 Every request waits at most the peer timeout. Besides joining and drawing,
 the peer tells the table about its hand (each discard, and ``out_of_cards``
 once: protocol 7.8), asks whether the game is over before it blames a
-neighbour (7.10), asks who is out to name an offerer that did not say who
-it is, and says why it leaves (``give_up``, 5.8).
+neighbour (7.10), and says why it leaves (``give_up``, 5.8, or ``accuse``,
+5.9).
 
 The table is the peer's first connection and the one every other part asks,
 so the failures that any connection or wait of the peer may raise
@@ -243,19 +243,14 @@ class TableSide:
     # -- who offered -----------------------------------------------------------------
 
     async def offerer_fault(self, sender: str | None, clause: str) -> PeerError:
-        """The error naming the player whose offer we took, from its ``from`` or the table.
+        """The error naming the player whose offer we took, by its ``from``.
 
-        Older clients do not say who they are; then the table's ``out`` list
-        tells who it must have been (``Turns.first_in_to_the_right``).
+        Older clients do not say who they are, and then we name no one: the
+        nearest player in to our right is who an honest game would send the
+        offer, but a cheat elsewhere (a second turn, a player out that still
+        offers, another dialling in) can send one too, and an honest player
+        must never be named for it (protocol 14).
         """
-        nick = sender if sender in self._turns.nicks else None
-        if nick is None:
-            try:
-                status = await self.request(Status())
-            except NETWORK_ERRORS:
-                status = None
-            if status is not None and status.ok:
-                nick = self._turns.first_in_to_the_right(set(status.out or []))
-        if nick is None:
-            return PeerError(f"the offering player {clause}")
-        return fault(nick, clause)
+        if sender in self._turns.nicks and sender != self._turns.nick:
+            return fault(sender, clause)
+        return PeerError(f"the offering player (it sent no from) {clause}")

@@ -173,18 +173,6 @@ class Turns:
         """Skip ``seat`` from now on: out by the table, and ``why`` ("left" or "silent")."""
         self.gone[seat] = why
 
-    def first_in_to_the_right(self, out: Collection[str]) -> str | None:
-        """The nearest player to our right who is not in ``out``, or None.
-
-        An offer comes from the nearest player to our right who held cards:
-        with the table's ``out`` list, that names an offerer that did not say
-        who it is (older clients send no ``from``). It had not given its card
-        yet, so it could not have gone out since.
-        """
-        count = len(self.players)
-        right = ((self.seat - step) % count for step in range(1, count))
-        return next((self.nick_of(s) for s in right if self.nick_of(s) not in out), None)
-
     # -- drawing and discarding ------------------------------------------------
 
     def drawn(self, reply: Reply) -> AfterDraw:
@@ -320,13 +308,6 @@ class Turns:
         if card in self.thrown:
             return "duplicate_card", f"{card}, which this peer has discarded"
         return None
-
-    def seats_between(self, sender: str) -> list[str]:
-        """The players strictly between ``sender`` and us, going left: those a turn from
-        ``sender`` skipped, which must be out."""
-        count = len(self.players)
-        start = self.nicks.index(sender)
-        return [self.nick_of((start + k) % count) for k in range(1, (self.seat - start) % count)]
 
     def out_run_to_the_right(self, out: Collection[str]) -> int:
         """How many players right next to us on our right are out: a pass can come only

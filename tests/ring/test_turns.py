@@ -77,14 +77,6 @@ def test_the_seats_to_ask_go_left_wrap_round_and_skip_us(players: int, seat: int
     assert sorted(asked) == sorted(set(range(players)) - {seat})
 
 
-def test_the_offerer_that_gave_no_name_is_the_nearest_player_in_to_our_right() -> None:
-    turns = seated("cy")
-    assert turns.first_in_to_the_right(set()) == "bob"
-    assert turns.first_in_to_the_right({"bob"}) == "ann"
-    assert turns.first_in_to_the_right({"bob", "ann"}) == "dee"
-    assert turns.first_in_to_the_right({"bob", "ann", "dee"}) is None
-
-
 # -- the draw phase (7.3, 7.4) ------------------------------------------------------
 
 
