@@ -31,7 +31,7 @@ from ring.oldmaid.hand import Hand
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.links import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.links import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
-from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn, error
+from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn
 from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
 from ring.oldmaid.peer_config import config_from_args
 from ring.oldmaid.suspicion import Suspicion
@@ -72,7 +72,6 @@ class Peer:
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
         self._draw_from: str | None = None  # who said it handed us the last draw turn
-        self._verified: set[int] = set()  # seats whose "out" is checked with the table
         self._nursery: trio.Nursery  # the game's, once it plays
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
@@ -289,31 +288,10 @@ class Peer:
             reply = await self.links.ask(seat, request)
             if self.turns.took(seat, request, reply):
                 return seat, asked
-            if reply is not GONE and reply is not SILENT and not self._verifying(seat):
-                # A player that says it is out must be out by the table's word: a liar
-                # skipped for good would keep its cards, and the game would never end.
-                # Asked once a seat (out is final), beside the handoff, not in its way;
-                # in the draw phase no one is ever out, so at once.
-                if phase == "draw":
-                    await self._check_outs([seat])
-                else:
-                    self._nursery.start_soon(self._check_outs, [seat])
+            if reply is not GONE and reply is not SILENT:
+                await self.suspicion.said_out(seat, self._nursery, at_once=phase == "draw")
             self._log_skip(seat, reply, phase)
         return None
-
-    def _verifying(self, seat: int) -> bool:
-        """Whether ``seat``'s word that it is out is checked already (else it is now)."""
-        verifying = seat in self._verified
-        self._verified.add(seat)
-        return verifying
-
-    async def _check_outs(self, seats: list[int]) -> None:
-        try:
-            problem = await self.suspicion.outs(seats)
-        except NETWORK_ERRORS:
-            return  # the table is gone: the turn loop hears it
-        if problem is not None and not await self.table.game_is_over():
-            await self.table.give_up(problem, seated=True)
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         await self.links.serve_pick(link, seat, offered)
@@ -334,17 +312,10 @@ class Peer:
         except PeerError as exc:
             await self.table.give_up(exc, seated=self.seated.is_set())
 
-    async def _refuse_turn(self, link: Connection, request: YourTurn | Offer) -> None:
-        """Raise, after an ``error`` reply, if the turn handed to us cannot be (suspicion)."""
-        problem = await self.suspicion.turn(request)
-        if problem is not None:
-            await link.send_or_close(error(f"refused: {problem}"))
-            raise problem
-
     async def _answer_your_turn(self, link: Connection, request: YourTurn) -> None:
         answer = self.turns.answer()
         if answer.ok:
-            await self._refuse_turn(link, request)
+            await self.suspicion.refuse_turn(link, request)
         await link.send(answer)
         if answer.ok:
             self._draw_from = request.sender
@@ -358,7 +329,7 @@ class Peer:
             await self.table.go_out()
         answer = self.turns.answer()
         if answer.ok:
-            await self._refuse_turn(link, offer)
+            await self.suspicion.refuse_turn(link, offer)
         await link.send(answer)
         if not answer.ok:
             return

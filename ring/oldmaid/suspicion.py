@@ -27,10 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import trio
+
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Offer, Status, YourTurn
-from ring.oldmaid.table_side import TableSide
+from ring.oldmaid.messages import Offer, Status, YourTurn, error
+from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
 from ring.oldmaid.turns import PeerError, Phase, Turns, accusation, wire
+from ring.transport import Connection
 
 
 class Suspicion:
@@ -42,6 +45,7 @@ class Suspicion:
         # Players the table has counted out: being out is final, so once seen
         # out a player need not be asked about again.
         self._known_out: set[str] = set()
+        self._checked: set[int] = set()  # seats whose "out" is (being) checked
 
     async def _out(self, needed: Iterable[str] = ()) -> set[str]:
         """The players out by the table's word; asks only if one of ``needed`` is not known
@@ -91,6 +95,37 @@ class Suspicion:
                     out_to_the_right=run,
                 )
         return None
+
+    async def refuse_turn(self, link: Connection, request: YourTurn | Offer) -> None:
+        """Raise, after an ``error`` reply on ``link``, if the turn handed to us cannot be."""
+        problem = await self.turn(request)
+        if problem is not None:
+            await link.send_or_close(error(f"refused: {problem}"))
+            raise problem
+
+    async def said_out(self, seat: int, nursery: trio.Nursery, *, at_once: bool) -> None:
+        """``seat`` answered us ``out``: make sure the table counts it out (once a seat).
+
+        A liar skipped for good would keep its cards, and the game would never
+        end. Checked beside the handoff (in ``nursery``), not in its way; in the
+        draw phase, where no one is ever out, ``at_once``. A lie ends the game:
+        the accusation goes to the table and the error is raised.
+        """
+        if seat in self._checked:
+            return
+        self._checked.add(seat)
+        if at_once:
+            await self._check_out(seat)
+        else:
+            nursery.start_soon(self._check_out, seat)
+
+    async def _check_out(self, seat: int) -> None:
+        try:
+            problem = await self.outs([seat])
+        except NETWORK_ERRORS:
+            return  # the table is gone: the turn loop hears it
+        if problem is not None and not await self._table.game_is_over():
+            await self._table.give_up(problem, seated=True)
 
     def card(self, card: Card, offer: Offer) -> PeerError | None:
         """Whether the card a pick got can be a card of the game (before it joins the hand)."""

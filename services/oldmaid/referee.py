@@ -338,18 +338,6 @@ class TableGame(Reports, Claims):
         self._check_over()
         return True
 
-    def end_without_pairs(self) -> None:
-        """End a decided game although pairs were never discarded (see ``decided``).
-
-        Each player that went out by ``out_of_cards`` may have kept its last
-        pair (13.5); more pairs missing than that cannot be, and the game is
-        aborted instead.
-        """
-        if not self.decided:
-            raise RefereeError("the game is not decided")
-        if not self._pairs_vanished(grace=0):
-            self._end()
-
     def abort(self, reason: str, *, culprit: str | None = None, rule: str | None = None) -> bool:
         """End the game without a loser; False if it had already ended."""
         if self.state not in (GameState.WAITING, GameState.PLAYING):
@@ -402,15 +390,6 @@ class TableGame(Reports, Claims):
 
     def _one_left_in(self) -> bool:
         return self.undrawn == 0 and len(self._out) == len(self._seats) - 1
-
-    def _check_over(self) -> None:
-        if not self._one_left_in():
-            return
-        if self.undiscarded_pairs == 0:
-            self._end()
-        else:
-            # The loser may still discard the pair its last pick made.
-            self._pairs_vanished(grace=1)
 
     def _end(self) -> None:
         self.loser = next(s.nick for s in self._seats if s.nick not in self._out)

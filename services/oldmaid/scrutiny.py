@@ -113,7 +113,8 @@ def nicks_text(nicks: Sequence[str]) -> str:
 
 
 class Claims:
-    """``TableGame``'s checks of the claims players make about their own hands."""
+    """``TableGame``'s checks of the claims players make about their own hands, and of the
+    end they lead to."""
 
     _seats: list[Seat]
     _deck: list[Card]
@@ -129,11 +130,36 @@ class Claims:
     def undrawn(self) -> int: ...
     @property
     def undiscarded_pairs(self) -> int: ...
+    @property
+    def decided(self) -> bool: ...
+    def _one_left_in(self) -> bool: ...
+    def _end(self) -> None: ...
     def _seat(self, nick: str) -> int: ...
     def _nicks(self) -> Sequence[str]: ...
     def abort(
         self, reason: str, *, culprit: str | None = None, rule: str | None = None
     ) -> bool: ...
+
+    def end_without_pairs(self) -> None:
+        """End a decided game although pairs were never discarded (see ``decided``).
+
+        Each player that went out by ``out_of_cards`` may have kept its last
+        pair (13.5); more pairs missing than that cannot be, and the game is
+        aborted instead.
+        """
+        if not self.decided:
+            raise RefereeError("the game is not decided")
+        if not self._pairs_vanished(grace=0):
+            self._end()
+
+    def _check_over(self) -> None:
+        if not self._one_left_in():
+            return
+        if self.undiscarded_pairs == 0:
+            self._end()
+        else:
+            # The loser may still discard the pair its last pick made.
+            self._pairs_vanished(grace=1)
 
     def _refuse_and_abort(self, reason: str, *, culprit: str | None, rule: str) -> None:
         """A claim the table knows cannot be true: the game ends here, naming ``culprit``."""
