@@ -26,6 +26,7 @@ import itertools
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+import msgspec
 import trio
 
 from ring.events import EventLog
@@ -34,6 +35,7 @@ from ring.oldmaid.messages import Offer, Reply, Status, YourTurn, error
 from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.picks import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
 from ring.oldmaid.picks import PICK_SAMPLES, PickExchanges
+from ring.oldmaid.proofs import Forged, Identity
 from ring.oldmaid.protocol import (
     Answered,
     Closed,
@@ -105,6 +107,7 @@ class Links(PickExchanges):
         self._table = table
         self._log = log
         self._seated = seated
+        self.identity = Identity()  # our proofs, once seated (protocol 14.5)
         self._links: dict[int, Connection] = {}
         self._answered: set[int] = set()  # seats whose link has carried a reply
         # trio.current_time() of the last message heard from anyone; the peer
@@ -146,6 +149,7 @@ class Links(PickExchanges):
         config = self._config
         link = Connection(stream, Link(Role.PICKER), timeout=config.timeout)
         established = False
+        proved: str | None = None  # the player this connection proved it is (14.5)
         # From connect: invalid messages do not buy a stray more time.
         first_deadline = trio.current_time() + config.first_message_timeout
         try:
@@ -183,11 +187,25 @@ class Links(PickExchanges):
                     await link.send(error(stranger))
                     self._log.write("stranger", error=stranger)
                     return
+                try:
+                    proved = self.identity.check(event.sender, event.proof, proved)
+                except Forged as exc:
+                    await self._refuse_forged(link, exc)
                 await take(link, event)
         except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.
             self._log.write("inbound_error", error=str(exc) or type(exc).__name__)
+
+    async def _refuse_forged(self, link: Connection, forged: Forged) -> None:
+        """Refuse a turn that is not from whom it says, and accuse its sender (14.5)."""
+        problem = accusation(
+            forged.culprit,
+            "impersonation",
+            forged.what if forged.culprit else f"a connection {forged.what}",
+        )
+        await link.send_or_close(error(f"refused: {problem}"))
+        await self._table.give_up(problem, seated=True)
 
     def not_a_player(self, stream: trio.SocketStream) -> str | None:
         """Why a turn from this connection cannot be a player's, or None if it may be.
@@ -287,6 +305,9 @@ class Links(PickExchanges):
         request once more on a fresh connection.
         """
         nick = self._turns.nick_of(seat)
+        proof = self.identity.proof_to(nick)
+        if proof is not None:
+            request = msgspec.structs.replace(request, proof=proof)
         for attempt in range(2):
             link = await self.link_to(seat)
             if link is None:

@@ -35,6 +35,8 @@ class Join(Message, tag="join"):
     port: Port | None = None
     host: str | None = None
     watch: bool = False
+    # Our extra field (protocol 14.5): send me a secret and the proofs to expect.
+    verify: bool = False
 
 
 class Draw(Message, tag="draw"):
@@ -71,11 +73,13 @@ class YourTurn(Message, tag="your_turn"):
     # ``from`` is our own extra field (extra fields are allowed and ignored):
     # it names the sender for the receiver's event log. Others may omit it.
     sender: str | None = msgspec.field(default=None, name="from")
+    proof: str | None = None  # who ``from`` is, proved (protocol 14.5; ring.oldmaid.proofs)
 
 
 class Offer(Message, tag="offer"):
     num_cards: Annotated[int, msgspec.Meta(ge=0, le=53)]
     sender: str | None = msgspec.field(default=None, name="from")
+    proof: str | None = None
     # Our extra field: this offerer reads a stream of messages, so the
     # picker may send ``pick`` right behind its ``ok``. Older clients read
     # one message per ``recv`` and never send it; a picker then pauses.
@@ -164,6 +168,11 @@ class Reply(msgspec.Struct, omit_defaults=True):
     aborted: bool | None = None
     reason: str | None = None
     undiscarded: int | None = None
+    # A verified join's reply (protocol 14.5): this player's secret, and the
+    # proof each other verified player sends it; ``verified`` in status.
+    secret: str | None = None
+    proofs: dict[str, str] | None = None
+    verified: list[str] | None = None
 
     def __post_init__(self) -> None:
         if self.card is not None:

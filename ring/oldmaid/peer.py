@@ -121,11 +121,14 @@ class Peer:
         nursery.start_soon(self._announce_game_over)
 
         reply = await self.table.request(
-            Join(nick=self.nick, port=port, host=host, watch=True), timeout=config.join_timeout
+            Join(nick=self.nick, port=port, host=host, watch=True, verify=config.verify),
+            timeout=config.join_timeout,
         )
         if not reply.ok:
             raise PeerError(f"the table refused the join: {reply.message}")
         assert reply.players is not None
+        nicks = [nick for _, nick in reply.players]
+        self.links.identity.take(self.nick, nicks, reply.secret, reply.proofs)
         self._take_seat(reply.players)
         try:
             return await self._play_seated(nursery)

@@ -35,6 +35,9 @@ class PeerConfig:
     max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS
     exempt_loopback: bool = True  # tests turn it off to meet the cap from 127.0.0.1
     first_message_timeout: float = 10.0
+    # Join with verify (protocol 14.5): prove who we are to the players we
+    # dial, and check the proofs of the players that dial us.
+    verify: bool = True
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id
     mdns_interface: str | None = None  # None: all interfaces

@@ -43,7 +43,17 @@ NAMED = {
         "once the table has acknowledged it, 7.8)",
         None,
     ),
+    # Protocol 14.5: a turn that claims a player it is not from. The accused
+    # proved who it is on that connection, or is the only player of the game
+    # that sends no proofs; without either, the table names no one.
+    "impersonation": (
+        "sent {accuser} a turn as another player (the connection proved otherwise, or sent no "
+        "proof where every other player proves itself: protocol 14.5)",
+        None,
+    ),
 }
+# An accusation of these may leave the accused out: the table then names no one.
+MAY_NAME = frozenset({"impersonation"})
 # Evidence about what reached the accuser: the table names no one.
 UNNAMED = {
     "duplicate_card": "a card that exists twice",
@@ -75,6 +85,12 @@ class Accusation:
         if self.names:
             clause = NAMED[self.rule][0].format(accuser=self.accuser)
             return f"{self.accused} {clause}; reported by {self.accuser}{self._said()}"
+        if self.rule == "impersonation":
+            return (
+                f"a turn sent to {self.accuser} as another player: reported by {self.accuser}"
+                f"{self._said()}; the sender proved no identity and more than one player sends "
+                "no proofs, so the table names no one"
+            )
         title = UNNAMED.get(self.rule) or self.rule.replace("_", " ")
         sender = f" (from {self.accused}, as {self.accuser} was told)" if self.accused else ""
         return (

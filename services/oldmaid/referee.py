@@ -111,6 +111,7 @@ class TableGame(Reports, Claims):
         self._out_at: dict[str, int] = {}  # how many moves were made when each player went out
         self._last_move: str | None = None  # what the table last saw a player do
         self._pending: Accusation | None = None  # an accusation waiting for its verdict
+        self.verified: set[str] = set()  # players that joined with verify (protocol 14.5)
         self._events: list[RefereeEvent] = []
 
     # -- what the table may read -------------------------------------------
@@ -251,7 +252,11 @@ class TableGame(Reports, Claims):
         self._position = {card: i for i, card in enumerate(deck)}
         self.state = GameState.PLAYING
         self._events.append(
-            Started([s.nick for s in self._seats], [s.address for s in self._seats])
+            Started(
+                [s.nick for s in self._seats],
+                [s.address for s in self._seats],
+                [s.nick for s in self._seats if s.nick in self.verified] or None,
+            )
         )
         return self.seats
 

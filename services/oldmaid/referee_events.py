@@ -46,6 +46,7 @@ class Started:
     EVENT: ClassVar[str] = "started"
     players: list[str]
     addresses: list[Address]
+    verified: list[str] | None = None  # the players that prove who they are (protocol 14.5)
 
 
 @dataclass(frozen=True, slots=True)

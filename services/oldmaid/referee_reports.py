@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.oldmaid import scrutiny
-from services.oldmaid.accusations import NAMED, RULES, Accusation, mutual
+from services.oldmaid.accusations import MAY_NAME, NAMED, RULES, Accusation, mutual
 from services.oldmaid.referee_events import Accused, GameState, RefereeError, RefereeEvent
 
 # A player that leaves holding the turn stops the game: a report of it comes
@@ -35,6 +35,7 @@ class Reports:
     _out_at: dict[str, int]
     _last_move: str | None
     _pending: Accusation | None
+    verified: set[str]
     _events: list[RefereeEvent]
 
     # Provided by TableGame.
@@ -148,7 +149,7 @@ class Reports:
             self._seat(accused)
             if accused == accuser:
                 raise RefereeError("a player cannot accuse itself")
-        elif rule in NAMED:
+        elif rule in NAMED and rule not in MAY_NAME:
             raise RefereeError(f"an accusation of {rule} names the accused")
         accusation = Accusation(accuser, accused, rule, evidence)
         pending = self._pending
@@ -209,6 +210,22 @@ class Reports:
                 )
         if accusation.rule == "false_out" and accused in self._out:
             return f"{accused} is out, so it answers out"
+        if accusation.rule == "impersonation":
+            return self._impersonation_problem(accuser, accused)
+        return None
+
+    def _impersonation_problem(self, accuser: str, accused: str) -> str | None:
+        """Protocol 14.5: only a player that proves who it is can tell, and the accused
+        either proved who it is on that connection or is the one player sending no proofs."""
+        if accuser not in self.verified:
+            return f"{accuser} did not join with verify, so it cannot tell who sent a turn"
+        unproved = [nick for nick in self._nicks() if nick not in self.verified]
+        if accused not in self.verified and unproved != [accused]:
+            others = ", ".join(nick for nick in unproved if nick != accused)
+            return (
+                f"{accused} sends no proofs, but neither do {others}: the table cannot tell "
+                "which of them sent it"
+            )
         return None
 
     def _accused(self, accusation: Accusation, verdict: str, message: str = "") -> None:

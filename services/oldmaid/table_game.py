@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 import trio
 
+from ring.oldmaid import proofs
 from ring.oldmaid.messages import (
     Accuse,
     Discard,
@@ -40,6 +41,7 @@ from services.oldmaid.referee import (
     Discarded,
     GameState,
     Standing,
+    Started,
     TableGame,
     WentOut,
 )
@@ -151,15 +153,20 @@ class Game:
         self._last_move_at = math.inf  # trio.current_time() of the last draw, discard or out
         # An accusation that names the accused waits this long for a counter-accusation.
         self._accuse_window = accuse_window
+        self._key = proofs.new_key()  # every player's secret in this game (protocol 14.5)
         self._end_announced = False
         self._grace_armed = False
 
     # -- joining and leaving ---------------------------------------------------
 
-    def join(self, client: Client, nick: str, address: Address, watch: bool) -> bool:
+    def join(
+        self, client: Client, nick: str, address: Address, watch: bool, *, verify: bool = False
+    ) -> bool:
         """Seat a player (``RefereeError`` if the rules refuse); True if it filled the game,
-        which the caller then starts."""
+        which the caller then starts. ``verify``: it proves who it is (protocol 14.5)."""
         self.referee.join(nick, address)
+        if verify:
+            self.referee.verified.add(nick)
         client.game, client.nick, client.watch = self, nick, watch
         client.joined_at = trio.current_time()
         self.clients[nick] = client
@@ -223,6 +230,8 @@ class Game:
     def status(self) -> Reply:
         standing = self.referee.status()
         reply = ok(in_=list(standing.in_), out=list(standing.out), state=standing.state.value)
+        if self.referee.verified:
+            reply.verified = sorted(self.referee.verified)
         if standing.state is GameState.OVER:
             reply.game_over = True
             reply.loser = standing.loser
@@ -236,7 +245,10 @@ class Game:
         """Write the referee's decisions to the transcript and act on the ones that need it."""
         events = self.referee.take_events()
         for event in events:
-            self.transcript.referee(event.EVENT, **msgspec.to_builtins(event))
+            fields = msgspec.to_builtins(event)
+            if isinstance(event, Started) and fields.get("verified") is None:
+                del fields["verified"]  # older clients only: the record as before
+            self.transcript.referee(event.EVENT, **fields)
         if any(isinstance(e, Dealt | Discarded | WentOut) for e in events):
             self._last_move_at = trio.current_time()
             if self._stuck is not None:
@@ -339,7 +351,8 @@ class Game:
         self._on_change()
         if self._turn_timeout < math.inf:
             self._nursery.start_soon(self._abort_when_stuck)
-        reply = ok(players=[(seat.address, seat.nick) for seat in seats])
+        players = [(seat.address, seat.nick) for seat in seats]
+        verified = [seat.nick for seat in seats if seat.nick in self.referee.verified]
         # All at once, so that a player who does not read delays no other
         # (each send is started in seat order: the transcript keeps that order).
         async with trio.open_nursery() as nursery:
@@ -347,6 +360,10 @@ class Game:
                 client = self.clients[seat.nick]
                 if client.closed:
                     continue  # its connection task has already aborted the game
+                reply = ok(players=players)
+                if seat.nick in verified:  # protocol 14.5; older clients see the same reply
+                    reply.secret = proofs.secret_for(self._key, seat.nick)
+                    reply.proofs = proofs.expected_proofs(self._key, seat.nick, verified)
                 await nursery.start(self._answer_join, client, reply)
         self._seated.set()
 
@@ -420,15 +437,21 @@ class Game:
                 reason,
                 winners=referee.out,  # in the order they went out: the first is the winner
                 losers=[referee.loser],
-                details={"undiscarded": undiscarded},
+                details={"undiscarded": undiscarded, **self._verified()},
             )
         elif referee.state is GameState.ABORTED:
             details = {"rule": referee.rule} if referee.rule else {}
+            details.update(self._verified())
             self.transcript.end(
                 referee.reason or "aborted", culprit=referee.culprit, details=details
             )
         else:
             self.transcript.end("the table shut down")
+
+    def _verified(self) -> dict[str, list[str]]:
+        """The end's word on who proved who it is (protocol 14.5), when anyone did."""
+        verified = [s.nick for s in self.referee.seats if s.nick in self.referee.verified]
+        return {"verified": verified} if verified else {}
 
     async def close_when_gone(self, linger: float) -> None:
         """After the end: wait for the players to leave, at most ``linger``, then close them."""

@@ -44,6 +44,10 @@ CAUGHT = {
     "discard-half": ("dealt_to_another",),
     "answer-out": ("false_out",),
     "false-out": ("hand_not_empty",),
+    # Our peers prove who they are (protocol 14.5): a turn without a proof
+    # claiming one of them comes from the one player that sends no proofs.
+    "impersonate-draw": ("impersonation",),
+    "impersonate-offer": ("impersonation",),
 }
 # Attacks that end the game naming no one, saying what was seen: the table
 # cannot tell who sent a message or forged a card (verified games can).
@@ -54,7 +58,6 @@ ENDED = {
     "give-discarded": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
     "offer-zero": ("pass_while_in",),
     "double-turn-draw": ("not_neighbour",),
-    "impersonate-draw": ("not_neighbour",),
     "discard-unheld": ("claimed_twice", "pairs_vanished", "old_maid_vanished"),
     "out-with-joker": ("old_maid_vanished",),
     "false-give-up": (None,),

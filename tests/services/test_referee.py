@@ -1054,3 +1054,26 @@ def test_an_accusation_about_what_reached_the_accuser_names_no_one() -> None:
         game = started(3)
         game.accuse(nicks(game)[1], None, rule, {})
         assert (game.state, game.culprit) == (GameState.ABORTED, None)
+
+
+def test_impersonation_names_the_one_player_that_sends_no_proofs() -> None:
+    game = TableGame(4, 1)
+    for i in range(4):
+        game.join(f"p{i}", address(i))
+    game.verified.update({"p0", "p1", "p2"})
+    game.start()
+    started_event = game.take_events()[-1]
+    assert sorted(started_event.verified or []) == ["p0", "p1", "p2"]
+    # Only a verified player can tell; two that send no proofs cannot be told apart.
+    assert "did not join with verify" in error_text(game.accuse, "p3", "p0", "impersonation", {})
+    game.accuse("p0", "p3", "impersonation", {"what": "a turn as p1 without a proof"})
+    game.settle()
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, "p3", "impersonation")
+
+
+def test_impersonation_with_two_older_clients_names_no_one() -> None:
+    game = started(4)
+    game.verified.update({"p0", "p1"})
+    assert "neither do" in error_text(game.accuse, "p0", "p3", "impersonation", {})
+    game.accuse("p0", None, "impersonation", {})
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, "impersonation")
