@@ -70,7 +70,8 @@ DIAL_RETRY_MAX = 0.2
 # only silence tells. A seat still in keeps the whole peer timeout. Our own
 # peers answer within milliseconds, so a healthy ring never waits this long.
 OUT_GRACE = 0.2
-TakeRequest = Callable[[Connection, YourTurn | Offer], Awaitable[None]]
+# A turn handed to us, and who sent it where that is certain (protocol 14.5).
+TakeRequest = Callable[[Connection, YourTurn | Offer, str | None], Awaitable[None]]
 
 
 class LinkConfig(Protocol):
@@ -191,7 +192,7 @@ class Links(PickExchanges):
                     proved = self.identity.check(event.sender, event.proof, proved)
                 except Forged as exc:
                     await self._refuse_forged(link, exc)
-                await take(link, event)
+                await take(link, event, self.identity.known(event.sender, proved))
         except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.

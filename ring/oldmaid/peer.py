@@ -305,26 +305,31 @@ class Peer:
         """Serve one connection dialled in to us (``ring.net.serve`` runs one per connection)."""
         await self.links.serve(stream, self._take_request)
 
-    async def _take_request(self, link: Connection, request: YourTurn | Offer) -> None:
+    async def _take_request(
+        self, link: Connection, request: YourTurn | Offer, known: str | None
+    ) -> None:
+        """A turn handed to us; ``known``: its sender, where its proof makes that certain."""
         self.watch.note_progress()
         try:
             if isinstance(request, YourTurn):
-                await self._answer_your_turn(link, request)
+                await self._answer_your_turn(link, request, known)
             elif isinstance(request, Offer):
-                await self._answer_offer(link, request)
+                await self._answer_offer(link, request, known)
         except PeerError as exc:
             await self.table.give_up(exc, seated=self.seated.is_set())
 
-    async def _answer_your_turn(self, link: Connection, request: YourTurn) -> None:
+    async def _answer_your_turn(
+        self, link: Connection, request: YourTurn, known: str | None
+    ) -> None:
         answer = self.turns.answer()
         if answer.ok:
-            await self.suspicion.refuse_turn(link, request)
+            await self.suspicion.refuse_turn(link, request, known)
         await link.send(answer)
         if answer.ok:
             self._draw_from = request.sender
             self._turns_in.send_nowait(Turn.DRAW)
 
-    async def _answer_offer(self, link: Connection, offer: Offer) -> None:
+    async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
         phase = self.turns.phase
         self.turns.enter_offer_phase()
         self._log_phase_change(phase)
@@ -332,7 +337,7 @@ class Peer:
             await self.table.go_out()
         answer = self.turns.answer()
         if answer.ok:
-            await self.suspicion.refuse_turn(link, offer)
+            await self.suspicion.refuse_turn(link, offer, known)
         await link.send(answer)
         if not answer.ok:
             return

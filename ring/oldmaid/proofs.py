@@ -81,6 +81,17 @@ class Identity:
     def proof_to(self, nick: str) -> str | None:
         return proof(self.secret, nick) if self.secret is not None else None
 
+    def known(self, sender: str | None, proved: str | None) -> str | None:
+        """Who sent a turn that passed ``check``, where that is certain: the player the
+        connection proved, or else the one player of the game that sends no proofs
+        (every other one proves itself on every turn). None when it cannot be told."""
+        if proved is not None or not self.expected:
+            return proved
+        unproved = [n for n in self.others if n not in self.expected]
+        if len(unproved) == 1 and sender in (None, unproved[0]):
+            return unproved[0]
+        return None
+
     def check(self, sender: str | None, given: str | None, proved: str | None) -> str | None:
         """Who a turn comes from, proved (or None); raises ``Forged`` if it cannot be.
 

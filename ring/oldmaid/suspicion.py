@@ -63,12 +63,17 @@ class Suspicion:
         sender = request.sender
         return sender if sender in turns.nicks and sender != turns.nick else None
 
-    async def turn(self, request: YourTurn | Offer) -> PeerError | None:
-        """Whether a turn handed to us can be (before we answer it ``ok``)."""
+    async def turn(self, request: YourTurn | Offer, known: str | None = None) -> PeerError | None:
+        """Whether a turn handed to us can be (before we answer it ``ok``).
+
+        ``known``: who sent it, where its proof makes that certain (protocol
+        14.5): the accusation then says so (``proved``), and the table may name it.
+        """
         turns = self._turns
         me = turns.nick
         right = turns.nick_of((turns.seat - 1) % len(turns.players))
-        sender = self._sender(request)
+        sender = known or self._sender(request)
+        proved = {"proved": True} if known else {}
         if isinstance(request, YourTurn):
             if turns.phase is Phase.DRAW and sender is not None and sender != right:
                 return accusation(
@@ -77,6 +82,7 @@ class Suspicion:
                     f"handed {me} the draw turn, but in the draw phase only {right}, the player "
                     f"to {me}'s right, does",
                     sent_by=sender,
+                    **proved,
                 )
             return None
         if request.num_cards == 0:
@@ -93,12 +99,15 @@ class Suspicion:
                     sent_by=sender,
                     passes=turns.passes,
                     out_to_the_right=run,
+                    **proved,
                 )
         return None
 
-    async def refuse_turn(self, link: Connection, request: YourTurn | Offer) -> None:
+    async def refuse_turn(
+        self, link: Connection, request: YourTurn | Offer, known: str | None = None
+    ) -> None:
         """Raise, after an ``error`` reply on ``link``, if the turn handed to us cannot be."""
-        problem = await self.turn(request)
+        problem = await self.turn(request, known)
         if problem is not None:
             await link.send_or_close(error(f"refused: {problem}"))
             raise problem

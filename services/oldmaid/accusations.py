@@ -54,6 +54,13 @@ NAMED = {
 }
 # An accusation of these may leave the accused out: the table then names no one.
 MAY_NAME = frozenset({"impersonation"})
+# A turn no player could send, from a sender known by its proof (evidence
+# ``proved``, protocol 14.5): named as impersonation is; else no one.
+PROVABLE = {
+    "not_neighbour": "handed {accuser} a turn it cannot hold (its proof says who sent it)",
+    "pass_while_in": "passed {accuser} the turn (num_cards 0) while it cannot pass (its proof "
+    "says who sent it)",
+}
 # Evidence about what reached the accuser: the table names no one.
 UNNAMED = {
     "duplicate_card": "a card that exists twice",
@@ -72,9 +79,15 @@ class Accusation:
     evidence: dict[str, Any]
 
     @property
+    def proved(self) -> bool:
+        """A turn whose sender its proof makes certain (protocol 14.5)."""
+        return self.rule in PROVABLE and self.evidence.get("proved") is True
+
+    @property
     def names(self) -> bool:
-        """Whether the table names the accused (evidence from a dialled connection)."""
-        return self.rule in NAMED and self.accused is not None
+        """Whether the table names the accused (evidence from a dialled connection,
+        or a proved sender)."""
+        return (self.rule in NAMED or self.proved) and self.accused is not None
 
     @property
     def side(self) -> str | None:
@@ -83,7 +96,8 @@ class Accusation:
     def verdict(self) -> str:
         """The abort reason when the table takes this accusation as it stands."""
         if self.names:
-            clause = NAMED[self.rule][0].format(accuser=self.accuser)
+            template = PROVABLE[self.rule] if self.proved else NAMED[self.rule][0]
+            clause = template.format(accuser=self.accuser)
             return f"{self.accused} {clause}; reported by {self.accuser}{self._said()}"
         if self.rule == "impersonation":
             return (

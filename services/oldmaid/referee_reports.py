@@ -152,6 +152,10 @@ class Reports:
         elif rule in NAMED and rule not in MAY_NAME:
             raise RefereeError(f"an accusation of {rule} names the accused")
         accusation = Accusation(accuser, accused, rule, evidence)
+        held = accused is not None and self._impersonation_problem(accuser, accused) is None
+        if accusation.proved and not held:
+            # A sender the table cannot hold to its proof: named by no one.
+            accusation = Accusation(accuser, accused, rule, {**evidence, "proved": False})
         pending = self._pending
         if pending is not None:
             if (pending.accuser, pending.accused) == (accused, accuser):

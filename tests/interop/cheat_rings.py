@@ -32,6 +32,7 @@ from typing import Any
 import trio
 
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
 CHEAT = Path(__file__).with_name("cheat_peer.py")
@@ -48,7 +49,16 @@ CAUGHT = {
     # claiming one of them comes from the one player that sends no proofs.
     "impersonate-draw": ("impersonation",),
     "impersonate-offer": ("impersonation",),
+    # A turn no player could send, from the one player that sends no proofs.
+    "offer-zero": ("pass_while_in",),
+    # The cheater may leave as it is accused (its own turn loop ends first).
+    "double-turn-draw": ("not_neighbour", "left"),
+    "double-turn-offer": ("pass_while_in", "left"),
 }
+# Caught attacks whose forged turn is refused at once, but may strike when the
+# game is about to end: a game over by the rules before the accusation lands is
+# no harm done.
+REFUSED = frozenset({"impersonate-draw", "impersonate-offer"})
 # Attacks that end the game naming no one, saying what was seen: the table
 # cannot tell who sent a message or forged a card (verified games can).
 ENDED = {
@@ -56,14 +66,12 @@ ENDED = {
     "give-unheld": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
     "give-same-twice": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
     "give-discarded": ("duplicate_card", "claimed_twice", "pairs_vanished", "old_maid_vanished"),
-    "offer-zero": ("pass_while_in",),
-    "double-turn-draw": ("not_neighbour",),
     "discard-unheld": ("claimed_twice", "pairs_vanished", "old_maid_vanished"),
     "out-with-joker": ("old_maid_vanished",),
     "false-give-up": (None,),
 }
-# The rest: harmless to the result, or beyond deliverable 1 (offer-fewer, a turn
-# kept, a second turn in the offers, an offer as someone else, reports refused).
+# The rest: harmless to the result, or left for verified games (offer-fewer, a
+# turn kept, reports refused).
 PEER = {"timeout": 1.0, "idle_timeout": 4.0, "stall_timeout": 1.0, "linger": 0.2}
 GAME_TIMEOUT = 25.0
 
@@ -120,6 +128,8 @@ def judge(game: CheatGame) -> list[str]:
         f"{nick} left the table" for nick in game.honest if f"{nick} left the table" in reason
     ]
     caught = outcome.culprit == CHEATER and outcome.rule in CAUGHT.get(game.attack, ())
+    if game.attack in REFUSED and outcome.state is GameState.OVER:
+        caught = True
     if game.attack in CAUGHT and game.struck and not caught:
         problems.append(
             f"{game.attack} struck but the table did not name {CHEATER} for "

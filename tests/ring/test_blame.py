@@ -38,12 +38,14 @@ class Faulty(Peer):
         self.requests += 1
         return self.requests > self.strike
 
-    async def _answer_your_turn(self, link: Connection, request: YourTurn) -> None:
+    async def _answer_your_turn(
+        self, link: Connection, request: YourTurn, known: str | None
+    ) -> None:
         if self.fault == "freeze_draw" and self._struck():
             await trio.sleep_forever()  # stopped, as by SIGSTOP: the connection stays open
-        await super()._answer_your_turn(link, request)
+        await super()._answer_your_turn(link, request, known)
 
-    async def _answer_offer(self, link: Connection, offer: Offer) -> None:
+    async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
         if self.fault == "freeze_offer" and self._struck():
             await trio.sleep_forever()
         if self.fault in ("mute_when_out", "freeze_when_out") and self.out:
@@ -51,7 +53,7 @@ class Faulty(Peer):
         if self.fault == "no_card" and offer.num_cards > 0 and self._struck():
             await link.send_or_close(ok())
             await trio.sleep_forever()  # accepted the offer, never picks
-        await super()._answer_offer(link, offer)
+        await super()._answer_offer(link, offer, known)
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         if self.fault == "hold_card" and self._struck():
