@@ -70,6 +70,7 @@ class Identity:
         self.secret: str | None = None
         self.expected: dict[str, str] = {}  # sender -> the proof it sends us
         self.others: list[str] = []  # every other player of the game
+        self._sent: dict[str, str] = {}  # the proof we send each player
 
     def take(
         self, nick: str, others: list[str], secret: str | None, expected: dict[str, str] | None
@@ -79,7 +80,11 @@ class Identity:
         self.expected = dict(expected or {}) if secret is not None else {}
 
     def proof_to(self, nick: str) -> str | None:
-        return proof(self.secret, nick) if self.secret is not None else None
+        if self.secret is None:
+            return None
+        if nick not in self._sent:  # one HMAC a receiver, not one a turn
+            self._sent[nick] = proof(self.secret, nick)
+        return self._sent[nick]
 
     def known(self, sender: str | None, proved: str | None) -> str | None:
         """Who sent a turn that passed ``check``, where that is certain: the player the
