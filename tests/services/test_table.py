@@ -27,6 +27,7 @@ import trio.testing
 
 from ring.cli import build_parser
 from ring.events import read_events
+from ring.oldmaid import proofs
 from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
 from ring.record import Player, RecordHub, TranscriptFile, read_game
 from ring.registry import declared_services
@@ -1416,3 +1417,22 @@ async def test_a_watcher_that_does_not_read_delays_no_other_notice(
         await cy.aclose()  # the game is aborted; ann reads no more
         assert await bob.notice() == aborted("cy left the table")
         assert trio.current_time() - start < 1
+
+
+async def test_a_verified_join_gets_a_secret_and_the_proofs_an_older_one_sees_nothing() -> None:
+    async with table(players=3) as running:
+        clients = {}
+        for nick, verify in (("ann", True), ("bob", True), ("old", False)):
+            client = await running.client()
+            await client.send({"cmd": "join", "nick": nick, **({"verify": True} if verify else {})})
+            clients[nick] = client
+        replies = {nick: await client.reply() for nick, client in clients.items()}
+        assert set(replies["old"]) == {"result", "players"}  # exactly as WIRE.md
+        ann, bob = replies["ann"], replies["bob"]
+        assert ann["players"] == replies["old"]["players"] == bob["players"]
+        assert set(ann["proofs"]) == {"bob"} and set(bob["proofs"]) == {"ann"}
+        assert ann["secret"] != bob["secret"]
+        # Each proves itself with its own secret; the other expects exactly that.
+        assert proofs.proof(ann["secret"], "bob") == bob["proofs"]["ann"]
+        assert proofs.proof(bob["secret"], "ann") == ann["proofs"]["bob"]
+        assert (await clients["old"].status())["verified"] == ["ann", "bob"]
