@@ -21,15 +21,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from collections.abc import Iterable
 
 PROOF_DIGITS = 32
 
 
-def new_key() -> bytes:
-    """A table's key for one game: every secret of the game is derived from it."""
-    return secrets.token_bytes(32)
+def game_key(seed: int) -> bytes:
+    """A table's key for one game, from the game's seed: every secret of the game is
+    derived from it. From the seed, not fresh randomness, so a game replays whole
+    from its seed (the fuzzing rounds compare transcripts byte for byte); it is as
+    secret as the seed, which by default is a keyed hash of a secret printed
+    nowhere, and never sent to a player. With a published ``--seed`` the
+    secrets are as predictable as the deal already is."""
+    return hashlib.sha256(f"oldmaid-proofs:{seed}".encode()).digest()
 
 
 def secret_for(key: bytes, nick: str) -> str:

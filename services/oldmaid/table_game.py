@@ -153,7 +153,7 @@ class Game:
         self._last_move_at = math.inf  # trio.current_time() of the last draw, discard or out
         # An accusation that names the accused waits this long for a counter-accusation.
         self._accuse_window = accuse_window
-        self._key = proofs.new_key()  # every player's secret in this game (protocol 14.5)
+        self._key = proofs.game_key(seed)  # every player's secret in this game (protocol 14.5)
         self._end_announced = False
         self._grace_armed = False
 
