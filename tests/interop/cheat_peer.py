@@ -51,7 +51,6 @@ import os
 import random
 import socket
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -346,23 +345,7 @@ def main():
         sys.exit(1)
     args = student_peer.parse_args(argv)
     args.attack = attack
-    peer = Cheat(args)
-
-    def give_up():
-        peer.die(f"gave up after {args.timeout:g} seconds", wait=2.0)
-
-    watchdog = threading.Timer(args.timeout, give_up)
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        line = peer.run(time.monotonic() + args.timeout)
-    except PeerError as e:
-        peer.die(str(e))
-    except Exception as e:  # no tracebacks, ever
-        peer.die(f"{type(e).__name__}: {e}")
-    peer.exit_lock.acquire()
-    peer.close_all()
-    peer.terminate(0, out=line, locked=True)
+    student_peer.play(Cheat(args), args)
 
 
 if __name__ == "__main__":

@@ -958,7 +958,11 @@ def parse_args(argv=None):
 
 def main():
     args = parse_args()
-    peer = Peer(args)
+    play(Peer(args), args)
+
+
+def play(peer, args):
+    """Play one game to its end under a watchdog, and exit: every way out is one line."""
 
     def give_up():
         peer.die(f"gave up after {args.timeout:g} seconds", wait=2.0)
