@@ -13,7 +13,7 @@ so the failures that any connection or wait of the peer may raise
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import trio
 
@@ -174,10 +174,7 @@ class TableSide:
             if exc.rule is not None and await self._accuse(client, exc):
                 raise exc
             report = GiveUp(nick=exc.culprit, reason=exc.clause if exc.culprit else str(exc))
-            try:
-                reply = await client.request(report, timeout=GIVE_UP_WAIT)
-            except NETWORK_ERRORS:
-                reply = None
+            reply = await _last_word(client, report)
             self._log.write(
                 "give_up",
                 nick=exc.culprit,
@@ -193,10 +190,7 @@ class TableSide:
         accuse = Accuse(
             rule=exc.rule, nick=self._turns.nick, accused=exc.culprit, evidence=exc.evidence
         )
-        try:
-            reply = await client.request(accuse, timeout=GIVE_UP_WAIT)
-        except NETWORK_ERRORS:
-            reply = None
+        reply = await _last_word(client, accuse)
         self._log.write(
             "accuse",
             accused=exc.culprit,
@@ -254,3 +248,12 @@ class TableSide:
         if sender in self._turns.nicks and sender != self._turns.nick:
             return fault(sender, clause)
         return PeerError(f"the offering player (it sent no from) {clause}")
+
+
+async def _last_word(client: TableClient, report: Any) -> Any:
+    """The table's reply to a report made before leaving, or None if it cannot answer:
+    the peer leaves either way, so a broken table connection is not an error here."""
+    try:
+        return await client.request(report, timeout=GIVE_UP_WAIT)
+    except NETWORK_ERRORS:
+        return None
