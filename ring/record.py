@@ -159,7 +159,8 @@ class GameRecorder:
         before the game started, such as a join, keeps its own time)."""
         if self.ended:
             return
-        self._hub.publish(self.key, {"t": fields.pop("t", None) or time.monotonic(), **fields})
+        t = fields.pop("t") if "t" in fields else time.monotonic()
+        self._hub.publish(self.key, {"t": t, **fields})
 
     def end(
         self,
