@@ -47,6 +47,7 @@ from ring.oldmaid.protocol import (
     Role,
     request_name,
 )
+from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
 from ring.oldmaid.turns import (
     GONE,
@@ -109,6 +110,7 @@ class Links(PickExchanges):
         self._log = log
         self._seated = seated
         self.identity = Identity()  # our proofs, once seated (protocol 14.5)
+        self.reporting = Reporting(turns, table)  # verified exchanges (protocol 14.6)
         self._links: dict[int, Connection] = {}
         self._answered: set[int] = set()  # seats whose link has carried a reply
         # trio.current_time() of the last message heard from anyone; the peer
@@ -191,19 +193,23 @@ class Links(PickExchanges):
                 try:
                     proved = self.identity.check(event.sender, event.proof, proved)
                 except Forged as exc:
-                    await self._refuse_forged(link, exc)
+                    await self._refuse_forged(link, exc, event)
                 await take(link, event, self.identity.known(event.sender, proved))
         except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.
             self._log.write("inbound_error", error=str(exc) or type(exc).__name__)
 
-    async def _refuse_forged(self, link: Connection, forged: Forged) -> None:
-        """Refuse a turn that is not from whom it says, and accuse its sender (14.5)."""
+    async def _refuse_forged(
+        self, link: Connection, forged: Forged, turn: YourTurn | Offer
+    ) -> None:
+        """Refuse a turn that is not from whom it says, and accuse its sender (14.5); in
+        a verified game the turn's mac goes with it, which tells the table its author."""
         problem = accusation(
             forged.culprit,
             "impersonation",
             forged.what if forged.culprit else f"a connection {forged.what}",
+            **self.reporting.turn_evidence(turn),
         )
         await link.send_or_close(error(f"refused: {problem}"))
         await self._table.give_up(problem, seated=True)

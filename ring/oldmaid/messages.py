@@ -20,6 +20,10 @@ Nick = Annotated[str, msgspec.Meta(pattern=NICK_PATTERN)]
 Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
 WireCard = tuple[str, str]
 Address = tuple[str, int]
+# Verified exchanges (protocol 14.6): hex strings and exchange numbers.
+Hex = Annotated[str, msgspec.Meta(max_length=64, pattern=r"^[0-9a-fA-F]*$")]
+Hashes = Annotated[list[Hex], msgspec.Meta(max_length=53)]
+Seq = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 
 
 class BadMessage(ValueError):
@@ -74,6 +78,7 @@ class YourTurn(Message, tag="your_turn"):
     # it names the sender for the receiver's event log. Others may omit it.
     sender: str | None = msgspec.field(default=None, name="from")
     proof: str | None = None  # who ``from`` is, proved (protocol 14.5; ring.oldmaid.proofs)
+    mac: Hex | None = None  # in a verified game (protocol 14.6; ring.oldmaid.exchanges)
 
 
 class Offer(Message, tag="offer"):
@@ -84,6 +89,11 @@ class Offer(Message, tag="offer"):
     # picker may send ``pick`` right behind its ``ok``. Older clients read
     # one message per ``recv`` and never send it; a picker then pauses.
     stream: bool = False
+    # Verified exchanges (protocol 14.6; ring.oldmaid.exchanges): the exchange's
+    # number, one hash a card offered, and the offerer's HMAC of it all.
+    seq: Seq | None = None
+    hashes: Hashes | None = None
+    mac: Hex | None = None
 
 
 class Pick(Message, tag="pick"):
@@ -127,6 +137,34 @@ class Accuse(Message, tag="accuse"):
     evidence: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class Received(Message, tag="received"):
+    """A verified picker's report (protocol 14.6): the offer it took, as it came, and
+    what it picked; an offer of no cards (a pass) has no pick."""
+
+    sender: Nick = msgspec.field(name="from")
+    seq: Seq
+    num_cards: Annotated[int, msgspec.Meta(ge=0, le=53)]
+    hashes: Hashes
+    mac: Hex
+    card_num: Annotated[int, msgspec.Meta(ge=0, le=53)] | None = None
+    card: WireCard | None = None
+    salt: Hex | None = None
+
+    def __post_init__(self) -> None:
+        if self.card is not None:
+            self.card = _card_field(self.card, "$.card")
+
+
+class Gave(Message, tag="gave"):
+    """A verified offerer's report (protocol 14.6): it handed exchange ``seq`` to ``to``,
+    whose ``ok`` carried ``ack``."""
+
+    to: Nick
+    seq: Seq
+    mac: Hex
+    ack: Hex | None = None
+
+
 class GameOver(Message, tag="game_over"):
     """The table's notice to watching connections; it gets no reply."""
 
@@ -146,6 +184,8 @@ Request = (
     | LeftWithTurn
     | GiveUp
     | Accuse
+    | Received
+    | Gave
     | YourTurn
     | Offer
     | Pick
@@ -173,6 +213,11 @@ class Reply(msgspec.Struct, omit_defaults=True):
     secret: str | None = None
     proofs: dict[str, str] | None = None
     verified: list[str] | None = None
+    # Verified exchanges (protocol 14.6): the join reply's "report every exchange",
+    # the receiver's ack in its ok (or out) to an offer, the picked card's salt.
+    report: bool | None = None
+    ack: str | None = None
+    salt: str | None = None
 
     def __post_init__(self) -> None:
         if self.card is not None:

@@ -31,7 +31,7 @@ from ring.oldmaid.hand import Hand
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.links import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.links import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
-from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn
+from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn, error
 from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
 from ring.oldmaid.peer_config import config_from_args
 from ring.oldmaid.suspicion import Suspicion
@@ -71,7 +71,7 @@ class Peer:
         self.links = Links(config, self.turns, self.table, self.log, seated=self.seated)
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
-        self._draw_from: str | None = None  # who said it handed us the last draw turn
+        self._draw_turn_request: YourTurn | None = None  # the last draw turn handed to us
         self._nursery: trio.Nursery  # the game's, once it plays
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
@@ -129,6 +129,7 @@ class Peer:
         assert reply.players is not None
         nicks = [nick for _, nick in reply.players]
         self.links.identity.take(self.nick, nicks, reply.secret, reply.proofs)
+        self.links.reporting.take(reply.secret, reply.report)
         self._take_seat(reply.players)
         try:
             return await self._play_seated(nursery)
@@ -225,13 +226,15 @@ class Peer:
     async def _draw_turn(self) -> None:
         reply = await self.table.request(Draw())
         if reply.result == "error" and "turn to draw" in (reply.message or ""):
-            sender = self._draw_from
+            handed = self._draw_turn_request
+            sender = handed.sender if handed is not None else None
             raise accusation(
                 sender,
                 "not_neighbour",
                 f"handed {self.nick} a draw turn that was not its own: the table refused the "
                 f"draw ({reply.message})",
                 sent_by=sender,
+                **(self.links.reporting.turn_evidence(handed) if handed is not None else {}),
             )
         phase = self.turns.phase
         after = self.turns.drawn(reply)
@@ -253,7 +256,7 @@ class Peer:
         if taker is None:
             self.turns.no_one_took(request)  # raises: someone is always in while the deck lasts
             return
-        seat, _ = taker
+        seat, _, _ = taker
         self.log.write("your_turn", to=self.turns.nick_of(seat))
         self.watch.handed_turn_to(seat)
 
@@ -268,31 +271,43 @@ class Peer:
             self.turns.no_one_took(offer)
             self.log.write("lost", hand=self._hand_on_wire(), how="no one else in")
             return
-        seat, t_offer = taker
+        seat, t_offer, taken = taker
         to = self.turns.nick_of(seat)
         if offer.num_cards == 0:
             self.log.write("pass", to=to, t_start=t_start, t_offer=t_offer)
             self.watch.handed_turn_to(seat)
+            await self.links.reporting.gave(to, taken)
             return
         self.log.write("offer", to=to, num_cards=offer.num_cards, t_start=t_start, t_offer=t_offer)
         await self._serve_pick(self.links.connection(seat), seat, offer.num_cards)
         self.watch.handed_turn_to(seat)
+        # Before going out: the table's ledger must see the card leave first (14.6).
+        await self.links.reporting.gave(to, taken)
         if self.turns.out_of_cards:
             await self.table.go_out()
 
-    async def _find_taker(self, request: YourTurn | Offer) -> tuple[int, float] | None:
+    async def _find_taker(self, request: YourTurn | Offer) -> tuple[int, float, Reply] | None:
         """Ask seat after seat to take ``request`` (7.7); None if no other player is in.
 
-        Else the seat that took it, and when it was asked (``time.monotonic()``).
+        Else the seat that took it, when it was asked (``time.monotonic()``), and its
+        ``ok``. In a verified game each seat gets the request made out to it (14.6).
         """
         phase = "draw" if isinstance(request, YourTurn) else "offer"
+        reporting = self.links.reporting
         for seat in self.turns.seats_to_ask():
             asked = time.monotonic()
-            reply = await self.links.ask(seat, request)
+            to = self.turns.nick_of(seat)
+            if isinstance(request, YourTurn):
+                sent: YourTurn | Offer = reporting.your_turn_to(request, to)
+            else:
+                sent = reporting.offer_to(request, to)
+            reply = await self.links.ask(seat, sent)
             if self.turns.took(seat, request, reply):
-                return seat, asked
+                return seat, asked, reply
             if reply is not GONE and reply is not SILENT:
-                await self.suspicion.said_out(seat, self._nursery, at_once=phase == "draw")
+                await self.suspicion.said_out(
+                    seat, self._nursery, at_once=phase == "draw", ack=reply.ack
+                )
             self._log_skip(seat, reply, phase)
         return None
 
@@ -321,22 +336,27 @@ class Peer:
     async def _answer_your_turn(
         self, link: Connection, request: YourTurn, known: str | None
     ) -> None:
-        answer = self.turns.answer()
+        answer = self.links.reporting.out_ack(self.turns.answer(), request.sender)
         if answer.ok:
             await self.suspicion.refuse_turn(link, request, known)
         await link.send(answer)
         if answer.ok:
-            self._draw_from = request.sender
+            self._draw_turn_request = request
             self._turns_in.send_nowait(Turn.DRAW)
 
     async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
+        reporting = self.links.reporting
+        missing = reporting.missing(offer)
+        if missing is not None:
+            await link.send(error(missing))
+            return
         phase = self.turns.phase
         self.turns.enter_offer_phase()
         self._log_phase_change(phase)
         if self.turns.out_of_cards:
             await self.table.go_out()
-        answer = self.turns.answer()
-        if answer.ok:
+        answer = reporting.ack(self.turns.answer(), offer)
+        if answer.ok and not reporting.on:  # in a verified game the table's ledger judges
             await self.suspicion.refuse_turn(link, offer, known)
         await link.send(answer)
         if not answer.ok:
@@ -344,16 +364,23 @@ class Peer:
         if offer.num_cards == 0:
             self.turns.passes += 1
             self.log.write("turn", **{"from": offer.sender})
+            await reporting.received(offer)
             self._turns_in.send_nowait(Turn.OFFER)
             return
         picked = await self.links.take_pick(link, offer)
         if picked is None:
             return  # the end: the turn loop hears it from the table
-        card_num, card = picked
+        card_num, card, salt = picked
         self.log.write("pick", card_num=card_num, card=wire(card), **{"from": offer.sender})
+        reporting.check_card(offer, card_num, card, salt)
         problem = self.suspicion.card(card, offer)
+        if problem is not None and reporting.on:
+            # The offer committed to this card: the ledger names its giver (14.6).
+            await reporting.received(offer, card_num, card, salt)
+            await self.table.wait_for_verdict()
         if problem is not None:
             raise problem
+        await reporting.received(offer, card_num, card, salt)
         self.turns.picked(card)
         await self.table.discard_pairs()
         self._turns_in.send_nowait(Turn.OFFER)

@@ -20,6 +20,7 @@ from ring.events import EventLog
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Offer, Pick, error
 from ring.oldmaid.protocol import Answered, Closed, Invalid
+from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import MAX_BAD_PICKS, Turns, accusation, fault, wire
 from ring.transport import Connection
@@ -45,6 +46,7 @@ class PickExchanges:
     _turns: Turns
     _table: TableSide
     _log: EventLog
+    reporting: Reporting
     # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
     slow_answers: collections.deque[float]
 
@@ -60,6 +62,9 @@ class PickExchanges:
                 raise fault(nick, f"did not pick within {timeout:g} s") from None
             if isinstance(event, Pick):
                 reply = self._turns.give(event, offered)
+                if reply.ok:  # the position's salt, in a verified game (protocol 14.6)
+                    position = offered - 1 if event.card_num == offered else event.card_num
+                    reply.salt = self.reporting.salt(nick, position)
                 await link.send(reply)
                 if not reply.ok:
                     bad.append(event.card_num)
@@ -84,8 +89,11 @@ class PickExchanges:
             )
         raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
 
-    async def take_pick(self, link: Connection, offer: Offer) -> tuple[int, Card] | None:
-        """Pick from an offer we accepted until the card comes: its index and the card.
+    async def take_pick(
+        self, link: Connection, offer: Offer
+    ) -> tuple[int, Card, str | None] | None:
+        """Pick from an offer we accepted until the card comes: its index, the card, and
+        the salt that came with it (protocol 14.6).
 
         None if the offerer closed the link because the game is over. An
         offerer that may read one message a recv gets a pause before the
@@ -117,7 +125,7 @@ class PickExchanges:
                 raise await blame(f"sent {event!r} instead of the picked card")
             if event.reply.ok:
                 assert event.reply.card is not None
-                return card_num, event.reply.card
+                return card_num, event.reply.card, event.reply.salt
             card_num = self._turns.choose_pick(offer.num_cards)
         raise await blame(f"refused {MAX_BAD_PICKS} picks in a row")
 

@@ -6,7 +6,10 @@ No sockets, no clock: the Trio layer (``ring.transport``) drives it, and the
 tests drive two of them against each other.
 
 Every connection is a strict request/reply exchange (WIRE.md): a side never
-sends a second request before the reply to its first. Which requests a side
+sends a second request before the reply to its first, with one exception:
+the reports of a verified game (``received``, ``gave``: protocol 14.6) go to
+the table without waiting, and any request may follow them; the table
+answers in the order they came. Which requests a side
 may receive depends on its role:
 
 - ``TABLE_SERVER`` receives join, draw, discard, out_of_cards, status,
@@ -36,6 +39,7 @@ from ring.oldmaid.messages import (
     Discard,
     Draw,
     GameOver,
+    Gave,
     GiveUp,
     Join,
     LeftWithTurn,
@@ -43,6 +47,7 @@ from ring.oldmaid.messages import (
     Offer,
     OutOfCards,
     Pick,
+    Received,
     Reply,
     Request,
     Status,
@@ -101,15 +106,28 @@ class ExtraPick:
 
 Event = Request | Answered | ExtraPick | Invalid | Closed | NeedData
 
+TABLE_REQUESTS: tuple[type[Message], ...] = (
+    Join,
+    Draw,
+    Discard,
+    OutOfCards,
+    Status,
+    LeftWithTurn,
+    GiveUp,
+    Accuse,
+    Received,
+    Gave,
+)
+_REPORTS = (Received, Gave)
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
-    Role.TABLE_SERVER: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp, Accuse),
+    Role.TABLE_SERVER: TABLE_REQUESTS,
     Role.TABLE_CLIENT: (GameOver,),
     Role.OFFERER: (Pick,),
     Role.PICKER: (YourTurn, Offer),
 }
 _SENDS: dict[Role, tuple[type[Message], ...]] = {
     Role.TABLE_SERVER: (GameOver,),
-    Role.TABLE_CLIENT: (Join, Draw, Discard, OutOfCards, Status, LeftWithTurn, GiveUp, Accuse),
+    Role.TABLE_CLIENT: TABLE_REQUESTS,
     Role.OFFERER: (YourTurn, Offer),
     Role.PICKER: (Pick,),
 }
@@ -123,6 +141,8 @@ _RESULTS: dict[type[Message], frozenset[str]] = {
     LeftWithTurn: frozenset({"ok", "error"}),
     GiveUp: frozenset({"ok", "error"}),
     Accuse: frozenset({"ok", "error"}),
+    Received: frozenset({"ok", "error"}),
+    Gave: frozenset({"ok", "error"}),
     YourTurn: frozenset({"ok", "out", "error"}),
     Offer: frozenset({"ok", "out", "error"}),
     Pick: frozenset({"ok", "error"}),
@@ -154,7 +174,8 @@ class Link:
         self.role = role
         self._splitter = JsonObjectSplitter(max_message)
         self._eof = False
-        self._ours: Request | None = None  # our request awaiting its reply
+        # Our requests awaiting their replies, oldest first: one, or reports before one.
+        self._ours: deque[Request] = deque()
         # Their requests we still have to answer, oldest first; None for an
         # invalid one.
         self._owed: deque[Request | None] = deque()
@@ -163,7 +184,7 @@ class Link:
 
     @property
     def awaiting_reply(self) -> Request | None:
-        return self._ours
+        return self._ours[0] if self._ours else None
 
     @property
     def owes_reply(self) -> bool:
@@ -185,13 +206,13 @@ class Link:
             raise LocalProtocolError(f"a {self.role.value} does not send {request_name(request)}")
         if isinstance(request, GameOver):
             return  # a notice, never answered
-        if self._ours is not None:
+        if self._ours and not all(isinstance(r, _REPORTS) for r in self._ours):
             raise LocalProtocolError(
-                f"{request_name(request)} sent before the reply to {request_name(self._ours)}"
+                f"{request_name(request)} sent before the reply to {request_name(self._ours[0])}"
             )
         if isinstance(request, Pick) and not self._picking:
             raise LocalProtocolError("pick sent without an accepted offer")
-        self._ours = request  # type: ignore[assignment]
+        self._ours.append(request)  # type: ignore[arg-type]
 
     def _sent_reply(self, reply: Reply) -> None:
         if not self._owed:
@@ -230,19 +251,19 @@ class Link:
         return self._received_request(message)
 
     def _bad(self, reason: str) -> Invalid:
-        if self._ours is not None:
-            raise RemoteProtocolError(f"malformed reply to {request_name(self._ours)}: {reason}")
+        if self._ours:
+            raise RemoteProtocolError(f"malformed reply to {request_name(self._ours[0])}: {reason}")
         self._owed.append(None)
         return Invalid(reason)
 
     def _received_reply(self, reply: Reply) -> Answered:
-        request = self._ours
+        request = self._ours[0] if self._ours else None
         if request is None:
             raise RemoteProtocolError(f"a reply ({reply.result!r}) that answers no request")
         problem = _reply_problem(request, reply)
         if problem is not None:
             raise RemoteProtocolError(problem)
-        self._ours = None
+        self._ours.popleft()
         if isinstance(request, Offer):
             self._picking = reply.ok and request.num_cards > 0
             self._served = self._served and not self._picking
@@ -258,9 +279,10 @@ class Link:
         if isinstance(request, Pick) and self._served and not self._picking:
             self._owed.append(None)  # answered with an error, as an invalid request
             return ExtraPick(request)
-        if self._ours is not None:
+        if self._ours:
             return self._bad(
-                f"{request_name(request)} arrived while {request_name(self._ours)} awaits its reply"
+                f"{request_name(request)} arrived while {request_name(self._ours[0])} awaits its "
+                "reply"
             )
         if isinstance(request, Pick):
             if not self._picking:

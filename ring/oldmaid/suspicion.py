@@ -46,6 +46,7 @@ class Suspicion:
         # out a player need not be asked about again.
         self._known_out: set[str] = set()
         self._checked: set[int] = set()  # seats whose "out" is (being) checked
+        self._out_acks: dict[str, str] = {}  # a verified player's ack of its "out" (14.6)
 
     async def _out(self, needed: Iterable[str] = ()) -> set[str]:
         """The players out by the table's word; asks only if one of ``needed`` is not known
@@ -112,7 +113,9 @@ class Suspicion:
             await link.send_or_close(error(f"refused: {problem}"))
             raise problem
 
-    async def said_out(self, seat: int, nursery: trio.Nursery, *, at_once: bool) -> None:
+    async def said_out(
+        self, seat: int, nursery: trio.Nursery, *, at_once: bool, ack: str | None = None
+    ) -> None:
         """``seat`` answered us ``out``: make sure the table counts it out (once a seat).
 
         A liar skipped for good would keep its cards, and the game would never
@@ -123,6 +126,8 @@ class Suspicion:
         if seat in self._checked:
             return
         self._checked.add(seat)
+        if ack is not None:
+            self._out_acks[self._turns.nick_of(seat)] = ack
         if at_once:
             await self._check_out(seat)
         else:
@@ -164,9 +169,11 @@ class Suspicion:
         out = await self._out(nicks)
         for nick in nicks:
             if nick not in out:
+                ack = self._out_acks.get(nick)
                 return accusation(
                     nick,
                     "false_out",
                     f"answered out to {self._turns.nick} while the table counts it in",
+                    **({"ack": ack} if ack is not None else {}),
                 )
         return None

@@ -123,6 +123,10 @@ class TableSide:
         wait = self._timeout if timeout is None else timeout
         return await self._connected.request(message, timeout=wait)
 
+    async def post(self, message: Message) -> None:
+        """A report sent without waiting for its reply (protocol 14.6; ``TableClient.post``)."""
+        await self._connected.post(message, timeout=self._timeout)
+
     # -- the end of the game -------------------------------------------------------
 
     @property
@@ -152,6 +156,11 @@ class TableSide:
         with trio.move_on_after(TABLE_GRACE):
             await self.game_over.wait()
         return self.game_over.is_set()
+
+    async def wait_for_verdict(self) -> None:
+        """Wait a moment (``ACCUSE_WAIT``) for the table to end a game on what we reported."""
+        with trio.move_on_after(ACCUSE_WAIT):
+            await self.game_over.wait()
 
     async def wait_game_over(self, timeout: float) -> None:
         with trio.move_on_after(timeout):

@@ -112,6 +112,7 @@ class TableGame(Reports, Claims):
         self._last_move: str | None = None  # what the table last saw a player do
         self._pending: Accusation | None = None  # an accusation waiting for its verdict
         self.verified: set[str] = set()  # players that joined with verify (protocol 14.5)
+        self.reports_exchanges = False  # every player verified: a ledger (protocol 14.6)
         self._events: list[RefereeEvent] = []
 
     # -- what the table may read -------------------------------------------

@@ -36,6 +36,7 @@ class Reports:
     _last_move: str | None
     _pending: Accusation | None
     verified: set[str]
+    reports_exchanges: bool
     _events: list[RefereeEvent]
 
     # Provided by TableGame.
@@ -191,6 +192,11 @@ class Reports:
 
     def _cannot_blame(self, reporter: str, nick: str) -> str | None:
         """Why a report of ``reporter``'s about ``nick`` cannot be true, or None."""
+        if self.reports_exchanges:
+            return (
+                "in a verified game the table names a player only on what the reports prove "
+                "(protocol 14.6)"
+            )
         if nick in self._out:
             return f"{nick} is out, and a player that is out only answers out"
         if not scrutiny.neighbours(self._nicks(), self._out, reporter, nick):

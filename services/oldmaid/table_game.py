@@ -25,9 +25,11 @@ from ring.oldmaid.messages import (
     Discard,
     Draw,
     GameOver,
+    Gave,
     GiveUp,
     LeftWithTurn,
     OutOfCards,
+    Received,
     Reply,
     error,
     ok,
@@ -35,17 +37,21 @@ from ring.oldmaid.messages import (
 from ring.record import Player
 from ring.seeds import keyed_seed
 from ring.transport import Connection
+from services.oldmaid.ledger import Lie
 from services.oldmaid.referee import (
     Address,
     Dealt,
     Discarded,
     GameState,
+    RefereeError,
     Standing,
     Started,
     TableGame,
     WentOut,
 )
+from services.oldmaid.stalls import stuck_reason
 from services.oldmaid.table_records import Transcript
+from services.oldmaid.verified_play import VerifiedPlay, abort_reason
 
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
@@ -156,6 +162,8 @@ class Game:
         self._key = proofs.game_key(seed)  # every player's secret in this game (protocol 14.5)
         self._end_announced = False
         self._grace_armed = False
+        # Once a game of verified players only starts: its ledger (protocol 14.6).
+        self.verified_play: VerifiedPlay | None = None
 
     # -- joining and leaving ---------------------------------------------------
 
@@ -210,6 +218,14 @@ class Game:
         if isinstance(request, OutOfCards):
             self.referee.out_of_cards(nick)
             return ok()
+        if isinstance(request, Received | Gave):
+            if self.verified_play is None:
+                raise RefereeError(
+                    "this game does not report its exchanges: only a game whose every player "
+                    "joined with verify does (protocol 14.6)"
+                )
+            self._act_on(self.verified_play.report(nick, request))
+            return ok()
         if isinstance(request, LeftWithTurn):
             quiet = trio.current_time() - self._last_move_at
             self.referee.left_with_turn(nick, request.nick, quiet=quiet)
@@ -220,12 +236,22 @@ class Game:
         if isinstance(request, Accuse):
             if request.nick is not None and request.nick != nick:
                 return error(f"this connection is {nick}, not {request.nick}")
+            if self.verified_play is not None:
+                if self.referee.state is GameState.PLAYING:
+                    out = self.referee.status().out
+                    self._act_on(self.verified_play.accusation(nick, request, out))
+                return ok(message=self.referee.reason or "the game is over")
             message = self.referee.accuse(nick, request.accused, request.rule, request.evidence)
             if self.referee.pending is not None:
                 self._nursery.start_soon(self._settle_later, self.referee.pending)
             return ok(message=message)
         # The Link lets only table requests through; anything else is a bug there.
         raise AssertionError(f"unexpected request {request!r}")
+
+    def _act_on(self, lie: Lie | None) -> None:
+        """Abort on a lie the ledger found (protocol 14.6)."""
+        if lie is not None:
+            self.referee.abort(abort_reason(lie), culprit=lie.culprit, rule=lie.rule)
 
     def status(self) -> Reply:
         standing = self.referee.status()
@@ -244,6 +270,10 @@ class Game:
     def record_decisions(self) -> None:
         """Write the referee's decisions to the transcript and act on the ones that need it."""
         events = self.referee.take_events()
+        if self.verified_play is not None:
+            for event in events:
+                self._act_on(self.verified_play.saw(event))
+            events += self.referee.take_events()  # an abort on a lie the ledger found
         for event in events:
             fields = msgspec.to_builtins(event)
             if isinstance(event, Started) and fields.get("verified") is None:
@@ -287,35 +317,18 @@ class Game:
             return
         if referee.decided:
             return  # the last-pair grace ends it
-        referee.abort(self._stuck_reason(), rule="stalled")
+        reason, culprit = self._stuck_reason()
+        referee.abort(reason, culprit=culprit, rule="stalled")
         self.record_decisions()
         await self.announce_end()
 
-    def _stuck_reason(self) -> str:
-        """Who stopped the game, as far as the table can know it, and by what rule."""
-        referee, waited = self.referee, f"{self._turn_timeout:g} s"
-        drawer = referee.turn
-        if drawer is None:
-            still_in = ", ".join(referee.status().in_)
-            return (
-                f"nothing moved for {waited} in the offer phase (no discard, no player out); "
-                f"the last the table saw: {referee.last_move}; the turn passes from peer to "
-                f"peer there, unseen by the table, so it cannot tell who holds it now (still "
-                f"in: {still_in})"
-            )
-        dealt = len(referee.drawn)
-        if dealt == 0:
-            return (
-                f"{drawer} did not draw for {waited} while it was its turn to draw "
-                "(player1 draws first, as soon as its join reply comes)"
-            )
-        seats = referee.seats
-        before = seats[(dealt - 1) % len(seats)].nick
-        return (
-            f"no draw for {waited}: it was {drawer}'s turn to draw, so either {before} never "
-            f"passed it the turn (your_turn) or {drawer} never drew; the table cannot tell "
-            "which, since your_turn goes from peer to peer"
-        )
+    def _stuck_reason(self) -> tuple[str, str | None]:
+        """Who stopped the game, as far as the table can know it: the words and the culprit."""
+        waited = f"{self._turn_timeout:g} s"
+        if self.verified_play is not None and self.referee.turn is None:
+            lie = self.verified_play.stalled()
+            return f"nothing moved for {waited}: {abort_reason(lie)}", lie.culprit
+        return stuck_reason(self.referee, waited), None
 
     # -- the start -------------------------------------------------------------
 
@@ -353,6 +366,9 @@ class Game:
             self._nursery.start_soon(self._abort_when_stuck)
         players = [(seat.address, seat.nick) for seat in seats]
         verified = [seat.nick for seat in seats if seat.nick in self.referee.verified]
+        if len(verified) == len(seats):  # protocol 14.6: every exchange is reported
+            self.verified_play = VerifiedPlay(verified, self._key)
+            self.referee.reports_exchanges = True
         # All at once, so that a player who does not read delays no other
         # (each send is started in seat order: the transcript keeps that order).
         async with trio.open_nursery() as nursery:
@@ -364,6 +380,8 @@ class Game:
                 if seat.nick in verified:  # protocol 14.5; older clients see the same reply
                     reply.secret = proofs.secret_for(self._key, seat.nick)
                     reply.proofs = proofs.expected_proofs(self._key, seat.nick, verified)
+                    if self.verified_play is not None:
+                        reply.report = True
                 await nursery.start(self._answer_join, client, reply)
         self._seated.set()
 

@@ -5,6 +5,11 @@ seat is a ``Peer`` with a fault drawn by Hypothesis (a ring size, a seed, a
 fault, the moment it strikes). Whatever happens, the game ends, and either
 it ends with a loser or the table's abort names the faulty player, never an
 honest one: the ``aborted`` record's culprit and the start of its reason.
+
+Played twice: by older clients (no ``verify``), where a player that falls
+silent is named on its neighbour's word, and as a verified game (protocol
+14.6), where the table names a player only on what the reports prove, so
+silence ends the game naming the faulty player or no one, never an honest one.
 """
 
 from __future__ import annotations
@@ -70,7 +75,9 @@ class _TableDone(Exception):
     """The table has ended its game and its players have gone, or its linger ran out."""
 
 
-async def _play(players: int, seed: int, fault: str, strike: int, faulty_seat: int) -> Any:
+async def _play(
+    players: int, seed: int, fault: str, strike: int, faulty_seat: int, verify: bool
+) -> Any:
     """The table's outcome of one game with a faulty peer at ``faulty_seat``."""
     config = TableConfig(players=players, port=0, seed=seed, linger=0.5)
     outcomes: list[Any] = []
@@ -87,6 +94,7 @@ async def _play(players: int, seed: int, fault: str, strike: int, faulty_seat: i
                             timeout=TIMEOUT,
                             idle_timeout=5.0,
                             stall_timeout=1.0,
+                            verify=verify,
                         )
                     )
                     if isinstance(peer, Faulty):
@@ -108,22 +116,39 @@ async def _peer(peer: Peer) -> None:
         await peer.play()
 
 
-@settings(max_examples=20, deadline=None, derandomize=True)
-@given(
+FAULTY_GAMES = given(
     players=st.integers(2, 6),
     seed=st.integers(0, 2**16),
     fault=st.sampled_from(FAULTS),
     strike=st.integers(0, 6),
     faulty=st.integers(0, 5),
 )
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@FAULTY_GAMES
 def test_a_faulty_peer_is_the_only_one_ever_named(
     players: int, seed: int, fault: str, strike: int, faulty: int
 ) -> None:
     culprit = f"p{faulty % players}"
-    table = trio.run(_play, players, seed, fault, strike, faulty % players)
+    table = trio.run(_play, players, seed, fault, strike, faulty % players, False)
     if table.reason is None:
         assert table.loser is not None  # ended with a loser
         return
     assert fault not in HARMLESS, f"a harmless fault aborted the game: {table.reason}"
     assert table.culprit == culprit, table.reason
     assert table.reason.startswith(f"{culprit} "), table.reason
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@FAULTY_GAMES
+def test_in_a_verified_game_no_honest_peer_is_named(
+    players: int, seed: int, fault: str, strike: int, faulty: int
+) -> None:
+    culprit = f"p{faulty % players}"
+    table = trio.run(_play, players, seed, fault, strike, faulty % players, True)
+    if table.reason is None:
+        assert table.loser is not None
+        return
+    assert fault not in HARMLESS, f"a harmless fault aborted the game: {table.reason}"
+    assert table.culprit in (None, culprit), table.reason

@@ -1,0 +1,179 @@
+"""A peer's side of verified exchanges (protocol 14.6): commit, prove, check and report.
+
+When the join reply says ``"report": true`` (every player of the game joined
+with ``verify``), this peer
+
+- numbers and commits each offer it makes (``offer_to``: ``seq``, ``hashes``,
+  ``mac``) and gives the picked position's ``salt`` with the card (``salt``);
+- acks each offer it takes (``ack``) and says ``out`` with an ack (``out_ack``),
+  and authenticates each draw turn it hands on (``your_turn_to``);
+- checks a picked card against the commitment before it takes it
+  (``check_card``: a card that opens another position, or none, is refused and
+  the offerer accused of ``wrong_card``);
+- reports both sides of each exchange to the table (``received``, ``gave``),
+  posted without waiting for the reply, before anything else it tells the
+  table about its hand (its discards, going out), so that the table's ledger
+  sees them in the order they happened.
+
+In any other game every method leaves the messages as they are.
+"""
+
+from __future__ import annotations
+
+from ring.oldmaid import exchanges
+from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import Gave, Offer, Received, Reply, YourTurn
+from ring.oldmaid.table_side import TableSide
+from ring.oldmaid.turns import PeerError, Turns, accusation, wire
+
+
+class Reporting:
+    """One peer's commitments and reports, over its turn machine and table connection."""
+
+    def __init__(self, turns: Turns, table: TableSide) -> None:
+        self._turns = turns
+        self._table = table
+        self.on = False
+        self._secret = ""
+        self.held_seq = 0  # the exchange that gave us the turn (0: we drew the last card)
+        self._commitments: dict[str, exchanges.Commitment] = {}  # by receiver, this turn
+
+    def take(self, secret: str | None, report: bool | None) -> None:
+        """The join reply's ``secret`` and ``report`` (protocol 5.1)."""
+        self.on = bool(report) and secret is not None
+        self._secret = secret or ""
+
+    # -- offering --------------------------------------------------------------
+
+    def your_turn_to(self, request: YourTurn, to: str) -> YourTurn:
+        if not self.on:
+            return request
+        mac = exchanges.turn_mac(self._secret, self._turns.nick, to)
+        return YourTurn(sender=request.sender, proof=request.proof, mac=mac)
+
+    def offer_to(self, offer: Offer, to: str) -> Offer:
+        """``offer`` as sent to ``to``: committed to the hand as it is now."""
+        if not self.on:
+            return offer
+        commitment = self._commitments.get(to)
+        if commitment is None or commitment.seq != self.held_seq + 1:
+            cards = self._turns.hand.cards if offer.num_cards else []
+            commitment = exchanges.commit(
+                self._secret, seq=self.held_seq + 1, sender=self._turns.nick, to=to, cards=cards
+            )
+            self._commitments[to] = commitment
+        return Offer(
+            num_cards=offer.num_cards,
+            sender=offer.sender,
+            proof=offer.proof,
+            stream=offer.stream,
+            seq=commitment.seq,
+            hashes=list(commitment.hashes),
+            mac=commitment.mac,
+        )
+
+    def salt(self, to: str, position: int) -> str | None:
+        """The salt of the picked ``position`` of our offer to ``to``."""
+        commitment = self._commitments.get(to)
+        if not self.on or commitment is None or not 0 <= position < len(commitment.salts):
+            return None
+        return commitment.salt_of(position)
+
+    async def gave(self, to: str, taken: Reply) -> None:
+        """Report that ``to`` took our offer (its ``ok`` was ``taken``)."""
+        commitment = self._commitments.pop(to, None)
+        self._commitments.clear()
+        if not self.on or commitment is None:
+            return
+        report = Gave(to=to, seq=commitment.seq, mac=commitment.mac, ack=taken.ack)
+        await self._table.post(report)
+
+    def turn_evidence(self, turn: YourTurn | Offer) -> dict[str, object]:
+        """What of a turn lets the table tell who wrote it (its mac), in a verified game."""
+        if not self.on or turn.mac is None:
+            return {}
+        evidence: dict[str, object] = {"from": turn.sender, "mac": turn.mac}
+        if isinstance(turn, Offer):
+            evidence.update(seq=turn.seq, num_cards=turn.num_cards, hashes=turn.hashes)
+        return evidence
+
+    # -- taking ------------------------------------------------------------------
+
+    def ack(self, answer: Reply, offer: Offer) -> Reply:
+        """``answer`` to ``offer``, with our ack (``ok``) or our word that we are out."""
+        if not self.on:
+            return answer
+        if answer.ok and offer.mac is not None:
+            answer.ack = exchanges.ack_mac(self._secret, offer.mac)
+        elif answer.result == "out" and offer.sender is not None:
+            answer.ack = exchanges.out_ack(self._secret, offer.sender)
+        return answer
+
+    def out_ack(self, answer: Reply, asker: str | None) -> Reply:
+        if self.on and answer.result == "out" and asker is not None:
+            answer.ack = exchanges.out_ack(self._secret, asker)
+        return answer
+
+    def missing(self, offer: Offer) -> str | None:
+        """What an offer lacks in a game that reports its exchanges, or None."""
+        if not self.on:
+            return None
+        if offer.seq is None or offer.hashes is None or offer.mac is None or not offer.sender:
+            return (
+                "this game reports its exchanges (protocol 14.6): an offer needs from, seq, "
+                "hashes and mac"
+            )
+        return None
+
+    def check_card(self, offer: Offer, card_num: int, card: Card, salt: str | None) -> None:
+        """Raise ``wrong_card`` if the card we got is not what the offer committed to."""
+        if not self.on or offer.hashes is None:
+            return
+        position = card_num
+        if position == offer.num_cards:  # older pickers' inclusive index (13.3): the last card
+            position -= 1
+        if exchanges.opens(offer.hashes, position, card, salt):
+            return
+        raise self._wrong_card(offer, position, card, salt)
+
+    def _wrong_card(self, offer: Offer, position: int, card: Card, salt: str | None) -> PeerError:
+        return accusation(
+            offer.sender,
+            "wrong_card",
+            f"answered {self._turns.nick}'s pick of card {position} with the {card}, which is "
+            "not the card its offer committed to there",
+            **{"from": offer.sender},
+            seq=offer.seq,
+            hashes=offer.hashes,
+            mac=offer.mac,
+            card_num=position,
+            card=wire(card),
+            salt=salt,
+        )
+
+    async def received(
+        self,
+        offer: Offer,
+        card_num: int | None = None,
+        card: Card | None = None,
+        salt: str | None = None,
+    ) -> None:
+        """Report the offer we took (and what we picked); we hold exchange ``seq`` now."""
+        if not self.on or offer.seq is None:
+            return
+        self.held_seq = offer.seq
+        assert offer.sender is not None and offer.hashes is not None and offer.mac is not None
+        position = card_num
+        if position is not None and position == offer.num_cards:
+            position -= 1
+        report = Received(
+            sender=offer.sender,
+            seq=offer.seq,
+            num_cards=offer.num_cards,
+            hashes=offer.hashes,
+            mac=offer.mac,
+            card_num=position,
+            card=card,
+            salt=salt,
+        )
+        await self._table.post(report)

@@ -1,0 +1,430 @@
+"""The table's ledger of a verified game (protocol 14.6): where every card is, and who lied.
+
+In a game where every player reports its exchanges, the table keeps each
+player's hand exactly: what it drew, what it received and gave in the
+exchanges both sides reported, what it discarded. Each player's doings reach
+the ledger in the order that player did them (its table connection is one
+ordered stream: its draws, discards, going out, and its ``received`` and
+``gave`` reports); the ledger plays each stream forward, and an exchange is
+judged when both its reports are at the front of their streams, in the
+order of the exchanges (``seq``). So no report is judged against a hand that
+is not yet up to date, however the connections' traffic interleaves.
+
+A lie is found only in what its teller could have written (the offer's
+``mac`` is the offerer's, a salt that opens a commitment came from the
+offerer, a report is its sender's); where the evidence could come from
+either of two players, both are suspects and no one is the culprit. Pure:
+no I/O, no clock; the table feeds it and acts on the ``Lie`` it returns.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ring.oldmaid import exchanges
+from ring.oldmaid.cards import JOKER, Card
+
+
+@dataclass(frozen=True)
+class Drew:
+    card: Card
+    last: bool  # the deck's last card: the drawer holds the first turn of the offers
+
+
+@dataclass(frozen=True)
+class Threw:
+    cards: tuple[Card, Card]  # a discard the table accepted
+
+
+@dataclass(frozen=True)
+class Out:
+    pass  # the table counted this player out
+
+
+@dataclass(frozen=True)
+class Gave:
+    """The offerer's report: it handed exchange ``seq`` to ``to``; ``ack`` is to's."""
+
+    seq: int
+    to: str
+    mac: str
+    ack: str | None
+
+
+@dataclass(frozen=True)
+class Received:
+    """The receiver's report: the offer as it came, and (for cards) what it picked."""
+
+    seq: int
+    sender: str
+    num_cards: int
+    hashes: tuple[str, ...]
+    mac: str
+    card_num: int | None = None
+    card: Card | None = None
+    salt: str | None = None
+
+
+Entry = Drew | Threw | Out | Gave | Received
+
+
+@dataclass(frozen=True)
+class Lie:
+    """What the ledger found: the rule, the words, and who is to blame (if anyone can be)."""
+
+    rule: str
+    what: str
+    culprit: str | None
+    suspects: tuple[str, ...] = ()
+
+
+def _show(card: Card) -> str:
+    return str(card)
+
+
+class Ledger:
+    """Every hand of one verified game; ``record`` each doing, act on the ``Lie`` it returns."""
+
+    def __init__(self, seats: Sequence[str], secrets: Mapping[str, str]) -> None:
+        self.seats = tuple(seats)
+        self._secrets = dict(secrets)
+        self.hands: dict[str, collections.Counter[Card]] = {n: collections.Counter() for n in seats}
+        self._streams: dict[str, collections.deque[Entry]] = {n: collections.deque() for n in seats}
+        self.seq = 0  # the last exchange judged
+        self.holder: str | None = None  # who holds the turn of the offers, for certain
+        self.settled: dict[int, tuple[str, str, str]] = {}  # seq -> (offerer, receiver, mac)
+        self.lie: Lie | None = None
+
+    # -- feeding --------------------------------------------------------------
+
+    def record(self, nick: str, entry: Entry) -> Lie | None:
+        """Add one of ``nick``'s doings, in the order it did them; the first lie found."""
+        if self.lie is None and nick in self._streams:
+            self._streams[nick].append(entry)
+            self._advance()
+        return self.lie
+
+    def _advance(self) -> None:
+        moved = True
+        while moved and self.lie is None:
+            moved = False
+            for nick in self.seats:
+                while self.lie is None and self._streams[nick]:
+                    if not self._step(nick, self._streams[nick][0]):
+                        break
+                    moved = True
+
+    def _step(self, nick: str, entry: Entry) -> bool:
+        """Play ``nick``'s next doing if it can be now; False if it waits for another's."""
+        stream = self._streams[nick]
+        if isinstance(entry, Drew):
+            self.hands[nick][entry.card] += 1
+            if entry.last:
+                self.holder = nick
+        elif isinstance(entry, Threw):
+            missing = [c for c in entry.cards if self.hands[nick][c] < 1]
+            if missing:
+                cards = " and the ".join(_show(c) for c in missing)
+                self._found(
+                    "not_held", nick, f"{nick} discarded the {cards}, which it does not hold"
+                )
+                return False
+            for card in entry.cards:
+                self.hands[nick][card] -= 1
+        elif isinstance(entry, Out):
+            held = +self.hands[nick]
+            if held:
+                shown = ", ".join(_show(c) for c in sorted(held.elements())[:4])
+                many = "" if sum(held.values()) <= 4 else ", ..."
+                self._found(
+                    "hand_not_empty",
+                    nick,
+                    f"{nick} went out holding {sum(held.values())} cards ({shown}{many})",
+                )
+                return False
+        elif isinstance(entry, Received):
+            if entry.seq <= self.seq:
+                self._stale(nick, entry)
+                if self.lie is None:
+                    stream.popleft()
+                return self.lie is None
+            if entry.seq != self.seq + 1:
+                return False  # an exchange still to be judged comes first
+            return self._judge(nick, entry)
+        elif isinstance(entry, Gave):
+            # Judged with its Received (from the receiver's stream): wait for it.
+            return False
+        stream.popleft()
+        return True
+
+    # -- judging an exchange ------------------------------------------------------
+
+    def _judge(self, receiver: str, got: Received) -> bool:
+        sender = got.sender
+        if sender not in self._secrets or sender == receiver:
+            self._found(
+                "false_report",
+                receiver,
+                f"{receiver} reported exchange {got.seq} from {sender!r}, who is not another "
+                "player of this game",
+            )
+            return False
+        if not self._mac_ok(got, receiver):
+            self._found(
+                "bad_mac",
+                None,
+                f"the offer {receiver} reports from {sender} (exchange {got.seq}) does not carry "
+                f"{sender}'s mac: {sender} sent a bad one, or {receiver} altered it",
+                suspects=(sender, receiver),
+            )
+            return False
+        # From here on the offer is certainly the sender's own words.
+        offerer = self._streams[sender]
+        if not offerer or not isinstance(offerer[0], Gave) or self.holder is None:
+            return False  # the offerer's report of it, behind its discards, is still to come
+        if sender != self.holder:
+            self._found(
+                "turn_not_held",
+                sender,
+                f"{sender} offered exchange {got.seq} to {receiver} without holding the turn "
+                f"({self.holder} held it)",
+            )
+            return False
+        gave = offerer[0]
+        if gave.seq != got.seq or gave.to != receiver:
+            self._found(
+                "two_turns",
+                sender,
+                f"{sender} offered exchange {got.seq} to {receiver}, and reported handing "
+                f"exchange {gave.seq} to {gave.to}",
+            )
+            return False
+        held = sum(self.hands[sender].values())
+        if got.num_cards != len(got.hashes) or got.num_cards != held:
+            self._found(
+                "offer_count",
+                sender,
+                f"{sender} offered {got.num_cards} cards "
+                + (f"with {len(got.hashes)} hashes " if got.num_cards != len(got.hashes) else "")
+                + f"holding {held}",
+            )
+            return False
+        if got.num_cards:
+            if got.card is None or got.card_num is None:
+                self._found(
+                    "false_report",
+                    receiver,
+                    f"{receiver} reported taking an offer of {got.num_cards} cards from "
+                    f"{sender} without the card it picked",
+                )
+                return False
+            if not exchanges.opens(got.hashes, got.card_num, got.card, got.salt):
+                self._found(
+                    "false_receipt",
+                    receiver,
+                    f"{receiver} reported getting the {_show(got.card)} as card {got.card_num} "
+                    f"of {sender}'s offer, which is not what that offer committed to",
+                )
+                return False
+            if self.hands[sender][got.card] < 1:
+                self._found(
+                    "card_not_held",
+                    sender,
+                    f"{sender} gave {receiver} the {_show(got.card)}, which it does not hold",
+                )
+                return False
+            self.hands[sender][got.card] -= 1
+            self.hands[receiver][got.card] += 1
+        self.seq = got.seq
+        self.holder = receiver
+        self.settled[got.seq] = (sender, receiver, got.mac)
+        offerer.popleft()
+        self._streams[receiver].popleft()
+        return True
+
+    def _stale(self, receiver: str, got: Received) -> None:
+        """A report of an exchange already judged: a second offer of it, or a report twice."""
+        offerer, taker, mac = self.settled.get(got.seq, ("", "", ""))
+        if taker == receiver and exchanges.same(mac, got.mac):
+            self._found(
+                "false_report",
+                receiver,
+                f"{receiver} reported exchange {got.seq} twice",
+            )
+            return
+        if not self._mac_ok(got, receiver):
+            self._found(
+                "bad_mac",
+                None,
+                f"the offer {receiver} reports from {got.sender} (exchange {got.seq}) does not "
+                f"carry {got.sender}'s mac",
+                suspects=(got.sender, receiver),
+            )
+            return
+        self._found(
+            "two_turns",
+            got.sender,
+            f"{got.sender} offered exchange {got.seq} to {receiver}, though "
+            + (
+                f"it had handed exchange {got.seq} to {taker}"
+                if offerer == got.sender
+                else f"exchange {got.seq} was {offerer}'s, to {taker}"
+            ),
+        )
+
+    def _found(
+        self, rule: str, culprit: str | None, what: str, suspects: tuple[str, ...] = ()
+    ) -> None:
+        if self.lie is None:
+            self.lie = Lie(rule, what, culprit, suspects or ((culprit,) if culprit else ()))
+
+    # -- what the table asks ------------------------------------------------------
+
+    def stalled(self) -> Lie:
+        """Who the game waits for, when it has stopped moving (the table's turn timeout).
+
+        Only what the reports make certain names anyone: a turn taken (the
+        receiver's own report, or its ack) and then kept; an exchange one side
+        reported and the other never did.
+        """
+        k = self.seq + 1
+        holder = self.holder
+        if holder is None:
+            return Lie("stalled", "the offers never began", None)
+        got = self._pending_received(k)
+        gave = self._pending_gave(holder, k)
+        if got is not None:
+            receiver, entry = got
+            if not self._mac_ok(entry, receiver):
+                return Lie(
+                    "bad_mac",
+                    f"the offer {receiver} reports from {entry.sender} (exchange {k}) does not "
+                    f"carry {entry.sender}'s mac",
+                    None,
+                    (entry.sender, receiver),
+                )
+            if entry.sender != holder:
+                return Lie(
+                    "turn_not_held",
+                    f"{entry.sender} offered exchange {k} to {receiver} without holding the "
+                    f"turn ({holder} held it)",
+                    entry.sender,
+                )
+            if gave is None:
+                return Lie(
+                    "unreported",
+                    f"{holder} handed exchange {k} to {receiver} and never reported it",
+                    holder,
+                )
+            return Lie(
+                "stalled", f"exchange {k} waits for {holder}'s earlier doings", None, (holder,)
+            )
+        if gave is not None:
+            acked = gave.to in self._secrets and exchanges.same(
+                gave.ack, exchanges.ack_mac(self._secrets[gave.to], gave.mac)
+            )
+            if acked:
+                return Lie(
+                    "unreported",
+                    f"{gave.to} took exchange {k} from {holder} (its ack says so) and never "
+                    "reported it",
+                    gave.to,
+                )
+            return Lie(
+                "stalled",
+                f"{holder} says it handed exchange {k} to {gave.to}, which never reported it",
+                None,
+                (holder, gave.to),
+            )
+        return Lie(
+            "kept_turn",
+            f"{holder} took the turn"
+            + (f" (exchange {self.seq})" if self.seq else " (it drew the last card)")
+            + " and did nothing more",
+            holder,
+        )
+
+    def _mac_ok(self, got: Received, receiver: str) -> bool:
+        secret = self._secrets.get(got.sender)
+        if secret is None:
+            return False
+        mac = exchanges.offer_mac(
+            secret,
+            seq=got.seq,
+            sender=got.sender,
+            to=receiver,
+            num_cards=got.num_cards,
+            hashes=got.hashes,
+        )
+        return exchanges.same(mac, got.mac)
+
+    def _pending_received(self, k: int) -> tuple[str, Received] | None:
+        for nick, stream in self._streams.items():
+            for entry in stream:
+                if isinstance(entry, Received) and entry.seq == k:
+                    return nick, entry
+        return None
+
+    def _pending_gave(self, holder: str | None, k: int) -> Gave | None:
+        if holder is None:
+            return None
+        return next((e for e in self._streams[holder] if isinstance(e, Gave) and e.seq == k), None)
+
+    def refused_card(self, picker: str, evidence: Mapping[str, object]) -> Lie:
+        """A picker's ``wrong_card`` accusation: the offer, the index and what came (14.6)."""
+        try:
+            sender = str(evidence["from"])
+            seq = int(evidence["seq"])  # type: ignore[call-overload]
+            hashes = tuple(str(h) for h in evidence["hashes"])  # type: ignore[attr-defined]
+            mac = str(evidence["mac"])
+            card_num = int(evidence["card_num"])  # type: ignore[call-overload]
+            card = evidence["card"]
+            salt = evidence.get("salt")
+        except (KeyError, TypeError, ValueError):
+            return Lie(
+                "wrong_card", f"{picker} refused a card, with evidence the table cannot read", None
+            )
+        if not isinstance(card, Card) or sender not in self._secrets:
+            return Lie("wrong_card", f"{picker} refused a card from {sender}", None, (picker,))
+        expected = exchanges.offer_mac(
+            self._secrets[sender],
+            seq=seq,
+            sender=sender,
+            to=picker,
+            num_cards=len(hashes),
+            hashes=hashes,
+        )
+        if not exchanges.same(expected, mac):
+            return Lie(
+                "wrong_card",
+                f"{picker} refused a card from {sender}, showing an offer without {sender}'s mac",
+                None,
+                (sender, picker),
+            )
+        position = exchanges.opened_position(hashes, card, salt if isinstance(salt, str) else None)
+        if position == card_num:
+            return Lie(
+                "false_accusation",
+                f"{picker} refused the {_show(card)} from {sender}, which is the card its "
+                f"pick of card {card_num} committed to",
+                picker,
+            )
+        if position is not None:
+            return Lie(
+                "wrong_card",
+                f"{sender} answered {picker}'s pick of card {card_num} with card {position} "
+                f"(the {_show(card)})",
+                sender,
+            )
+        return Lie(
+            "wrong_card",
+            f"{picker} refused the {_show(card)} from {sender}, which opens no card of the offer "
+            f"({sender} sent it, or {picker} made it up)",
+            None,
+            (sender, picker),
+        )
+
+    def joker_holder(self) -> str | None:
+        return next((n for n, hand in self.hands.items() if hand[JOKER] > 0), None)

@@ -1,0 +1,114 @@
+"""The table's side of a verified game (protocol 14.6): feeding the ledger, and its verdicts.
+
+A game is verified when every player joined with ``verify``: the join reply
+then says ``"report": true``, and each player reports its exchanges
+(``received``, ``gave``). ``VerifiedPlay`` turns what the table sees (the
+referee's decisions on draws, discards and players going out) and the
+reports into the ledger's entries, in the order each player made them, and
+judges the reports a player makes before it leaves: an ``accuse`` is taken
+only where the ledger, a mac or a salt makes it certain; any other names no
+one (a verified game closes the way a player's word alone named its
+neighbour).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ring.oldmaid import exchanges, proofs
+from ring.oldmaid.cards import Card, parse_card
+from ring.oldmaid.messages import Accuse, Gave, Received
+from services.oldmaid import ledger
+from services.oldmaid.referee_events import Dealt, Discarded, RefereeEvent, WentOut
+
+
+def joined_text(nicks: Sequence[str]) -> str:
+    return " and ".join(nicks) if len(nicks) <= 2 else ", ".join(nicks[:-1]) + " and " + nicks[-1]
+
+
+def abort_reason(lie: ledger.Lie) -> str:
+    """The words of an abort on ``lie``: the suspects are named when no one is to blame."""
+    if lie.culprit is None and len(lie.suspects) > 1:
+        return f"{lie.what} (suspects: {joined_text(lie.suspects)}; the table cannot tell which)"
+    return lie.what
+
+
+class VerifiedPlay:
+    """One verified game's ledger, fed from the table."""
+
+    def __init__(self, seats: Sequence[str], key: bytes) -> None:
+        self._secrets = {nick: proofs.secret_for(key, nick) for nick in seats}
+        self.ledger = ledger.Ledger(seats, self._secrets)
+
+    def saw(self, event: RefereeEvent) -> ledger.Lie | None:
+        """One of the referee's decisions, as an entry of the player it concerns."""
+        if isinstance(event, Dealt):
+            return self.ledger.record(event.nick, ledger.Drew(event.card, event.last))
+        if isinstance(event, Discarded):
+            first, second = event.cards
+            return self.ledger.record(event.nick, ledger.Threw((first, second)))
+        if isinstance(event, WentOut):
+            return self.ledger.record(event.nick, ledger.Out())
+        return None
+
+    def report(self, nick: str, report: Received | Gave) -> ledger.Lie | None:
+        if isinstance(report, Gave):
+            entry: ledger.Entry = ledger.Gave(report.seq, report.to, report.mac, report.ack)
+        else:
+            entry = ledger.Received(
+                report.seq,
+                report.sender,
+                report.num_cards,
+                tuple(report.hashes),
+                report.mac,
+                report.card_num,
+                report.card,
+                report.salt,
+            )
+        return self.ledger.record(nick, entry)
+
+    def stalled(self) -> ledger.Lie:
+        return self.ledger.stalled()
+
+    def accusation(self, accuser: str, request: Accuse, out: Sequence[str]) -> ledger.Lie:
+        """What an ``accuse`` in a verified game comes to.
+
+        ``wrong_card`` (the picker refused a card that does not open the
+        commitment it picked from) and ``false_out`` (an ``out`` with the
+        asked player's ack, from a player the table has not counted out) can
+        be proved; anything else is the accuser's word, and names no one.
+        """
+        accused = request.accused
+        evidence = dict(request.evidence)
+        if request.rule == "wrong_card":
+            evidence["card"] = _card(evidence.get("card"))
+            return self.ledger.refused_card(accuser, evidence)
+        if request.rule == "false_out" and accused in self._secrets and accused not in out:
+            ack = evidence.get("ack")
+            expected = exchanges.out_ack(self._secrets[accused], accuser)
+            if isinstance(ack, str) and exchanges.same(ack, expected):
+                return ledger.Lie(
+                    "false_out",
+                    f"{accused} answered {accuser}'s turn with out (its ack says so), and the "
+                    "table has not counted it out",
+                    accused,
+                )
+        said = str(evidence.get("what") or request.rule)[:300]
+        suspects = (accuser, accused) if accused and accused != accuser else (accuser,)
+        return ledger.Lie(
+            request.rule,
+            f"{accuser} accused {accused or 'no one'} ({request.rule}): {said}; in a verified "
+            "game the table names a player only on what the reports prove",
+            None,
+            suspects,
+        )
+
+
+def _card(value: Any) -> Card | None:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        try:
+            return parse_card(*value)
+        except ValueError:
+            return None
+    return None
