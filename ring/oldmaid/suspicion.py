@@ -84,6 +84,8 @@ class Suspicion:
                     f"to {me}'s right, does",
                     sent_by=sender,
                     **proved,
+                    # In a verified game its mac tells the table who wrote it (14.6).
+                    **({"from": request.sender, "mac": request.mac} if request.mac else {}),
                 )
             return None
         if request.num_cards == 0:

@@ -67,6 +67,7 @@ UNNAMED = {
     "second_joker": "a second Old Maid",
     "not_neighbour": "a turn from a player who cannot hold the turn",
     "pass_while_in": "a pass (num_cards 0) from a player who cannot pass",
+    "wrong_card": "a card that is not the one the offer committed to (protocol 14.6)",
 }
 RULES = frozenset(NAMED) | frozenset(UNNAMED)
 
@@ -98,22 +99,22 @@ class Accusation:
         if self.names:
             template = PROVABLE[self.rule] if self.proved else NAMED[self.rule][0]
             clause = template.format(accuser=self.accuser)
-            return f"{self.accused} {clause}; reported by {self.accuser}{self._said()}"
+            return f"{self.accused} {clause}; reported by {self.accuser}{self.said()}"
         if self.rule == "impersonation":
             return (
                 f"a turn sent to {self.accuser} as another player: reported by {self.accuser}"
-                f"{self._said()}; the sender proved no identity and more than one player sends "
+                f"{self.said()}; the sender proved no identity and more than one player sends "
                 "no proofs, so the table names no one"
             )
         title = UNNAMED.get(self.rule) or self.rule.replace("_", " ")
         sender = f" (from {self.accused}, as {self.accuser} was told)" if self.accused else ""
         return (
-            f"{title}{sender}: reported by {self.accuser}{self._said()}; the table cannot see "
+            f"{title}{sender}: reported by {self.accuser}{self.said()}; the table cannot see "
             "who sent it or where the card came from (any player can dial a peer, and a forged "
             "card passes between hands before its twin turns up), so it names no one"
         )
 
-    def _said(self) -> str:
+    def said(self) -> str:
         what = self.evidence.get("what")
         return f" ({' '.join(what.split())[:300]})" if isinstance(what, str) and what else ""
 

@@ -280,6 +280,11 @@ class Ledger:
         if self.lie is None:
             self.lie = Lie(rule, what, culprit, suspects or ((culprit,) if culprit else ()))
 
+    @property
+    def waiting(self) -> bool:
+        """Whether some player's doings wait for a report still to come."""
+        return any(self._streams.values())
+
     # -- what the table asks ------------------------------------------------------
 
     def stalled(self) -> Lie:

@@ -308,7 +308,7 @@ class TableGame(Reports, Claims):
             if self._position.get(card, DECK_SIZE) >= self._dealt:
                 raise RefereeError(f"{show(card)} has not been drawn yet")
         for card in (first, second):
-            self._check_unclaimed(nick, card)
+            self._check_unclaimed(nick, card, (first, second))
         if self.undrawn > 0:
             for card in (first, second):
                 self._check_own_deal(nick, card)

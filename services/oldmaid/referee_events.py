@@ -31,6 +31,16 @@ class RefereeError(Exception):
         return str(self.args[0]) if self.args else ""
 
 
+class ClaimedTwice(RefereeError):
+    """A discard of a card another player discarded, in a verified game: refused, and
+    left to the ledger, which knows which of the two held it (protocol 14.6)."""
+
+    def __init__(self, message: str, nick: str, cards: tuple[Card, Card]) -> None:
+        super().__init__(message)
+        self.nick = nick
+        self.cards = cards
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     nick: str

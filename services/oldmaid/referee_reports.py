@@ -171,6 +171,17 @@ class Reports:
         if problem is not None:
             self._accused(accusation, "refused", problem)
             raise RefereeError(problem)
+        if accusation.names and self.reports_exchanges:
+            # A verified game: what the reports prove was judged already (protocol
+            # 14.6); the rest is the accuser's word, and names no one.
+            text = (
+                f"{accuser} accused {accused} of {rule}{accusation.said()}; in a verified game "
+                "the table names a player only on what the reports prove, so it names no one "
+                f"(suspects: {accuser} and {accused})"
+            )
+            self._accused(accusation, "taken", text)
+            self.abort(text, rule=rule)
+            return text
         if accusation.names:
             self._pending = accusation
             self._accused(accusation, "pending")

@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from ring.oldmaid.cards import Card
-from services.oldmaid.referee_events import RefereeError, Seat
+from services.oldmaid.referee_events import ClaimedTwice, RefereeError, Seat
 
 # What an honest claim of an empty hand may still hold: an older client's last pair.
 KEPT = 2
@@ -121,6 +121,7 @@ class Claims:
     _position: dict[Card, int]
     _dealt: int
     _discarded: dict[Card, str]
+    reports_exchanges: bool
     _out: list[str]
     _bare_outs: set[str]
     _pairs_by: Counter[str]
@@ -166,12 +167,19 @@ class Claims:
         self.abort(reason, culprit=culprit, rule=rule)
         raise RefereeError(reason)
 
-    def _check_unclaimed(self, nick: str, card: Card) -> None:
+    def _check_unclaimed(self, nick: str, card: Card, pair: tuple[Card, Card]) -> None:
         owner = self._discarded.get(card)
         if owner is None:
             return
         if owner == nick:
             raise RefereeError(f"{show(card)} was already discarded (by {nick})")
+        if self.reports_exchanges:
+            raise ClaimedTwice(
+                f"{show(card)} was already discarded, by {owner}: the table's ledger will tell "
+                "which of you held it",
+                nick,
+                pair,
+            )
         self._refuse_and_abort(
             f"a card claimed twice: {owner} discarded {show(card)}, and now {nick} discards it "
             f"too; one of them lies about its hand, and the table cannot see the picks that "

@@ -49,10 +49,16 @@ from services.oldmaid.referee import (
     TableGame,
     WentOut,
 )
+from services.oldmaid.referee_events import ClaimedTwice
 from services.oldmaid.stalls import stuck_reason
 from services.oldmaid.table_records import Transcript
 from services.oldmaid.verified_play import VerifiedPlay, abort_reason
 
+# A verified game whose ledger waits this long for a report (at most the turn
+# timeout) ends naming who it waits for; honest players report within
+# milliseconds. How often the table looks.
+REPORT_TIMEOUT = 5.0
+REPORT_CHECK = 0.25
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
 
@@ -162,8 +168,11 @@ class Game:
         self._key = proofs.game_key(seed)  # every player's secret in this game (protocol 14.5)
         self._end_announced = False
         self._grace_armed = False
-        # Once a game of verified players only starts: its ledger (protocol 14.6).
+        # Once a game of verified players only starts: its ledger (protocol 14.6),
+        # and since when it has waited for a report (None: it waits for none).
         self.verified_play: VerifiedPlay | None = None
+        self._ledger_waits_since: float | None = None
+        self._report_timeout = min(self._turn_timeout, REPORT_TIMEOUT)
 
     # -- joining and leaving ---------------------------------------------------
 
@@ -213,7 +222,12 @@ class Game:
             return Reply(result="last_card" if last else "ok", card=card)
         if isinstance(request, Discard):
             first, second = request.cards
-            self.referee.discard(nick, first, second, declares_out=request.declares_out)
+            try:
+                self.referee.discard(nick, first, second, declares_out=request.declares_out)
+            except ClaimedTwice as exc:
+                if self.verified_play is not None:  # the ledger tells who lies (14.6)
+                    self._act_on(self.verified_play.claimed(exc.nick, exc.cards))
+                raise
             return ok(message="ok")
         if isinstance(request, OutOfCards):
             self.referee.out_of_cards(nick)
@@ -236,11 +250,12 @@ class Game:
         if isinstance(request, Accuse):
             if request.nick is not None and request.nick != nick:
                 return error(f"this connection is {nick}, not {request.nick}")
-            if self.verified_play is not None:
-                if self.referee.state is GameState.PLAYING:
-                    out = self.referee.status().out
-                    self._act_on(self.verified_play.accusation(nick, request, out))
-                return ok(message=self.referee.reason or "the game is over")
+            if self.verified_play is not None and self.referee.state is GameState.PLAYING:
+                out = self.referee.status().out
+                proved = self.verified_play.accusation(nick, request, out)
+                if proved is not None:
+                    self._act_on(proved)
+                    return ok(message=self.referee.reason or "the game is over")
             message = self.referee.accuse(nick, request.accused, request.rule, request.evidence)
             if self.referee.pending is not None:
                 self._nursery.start_soon(self._settle_later, self.referee.pending)
@@ -249,9 +264,31 @@ class Game:
         raise AssertionError(f"unexpected request {request!r}")
 
     def _act_on(self, lie: Lie | None) -> None:
-        """Abort on a lie the ledger found (protocol 14.6)."""
+        """Abort on a lie the ledger found (protocol 14.6); note when it waits for a report."""
         if lie is not None:
             self.referee.abort(abort_reason(lie), culprit=lie.culprit, rule=lie.rule)
+        elif self.verified_play is not None:
+            if not self.verified_play.ledger.waiting:
+                self._ledger_waits_since = None
+            elif self._ledger_waits_since is None:
+                self._ledger_waits_since = trio.current_time()
+
+    async def _abort_when_unreported(self) -> None:
+        """A verified game whose ledger has waited ``_report_timeout`` for a report: the
+        game may go on without it, but the table can no longer check it, so it ends,
+        naming who the ledger waits for (protocol 14.6)."""
+        while not self.ended.is_set() and self.referee.state is GameState.PLAYING:
+            with trio.move_on_after(REPORT_CHECK):
+                await self.ended.wait()
+            since = self._ledger_waits_since
+            if since is None or trio.current_time() - since < self._report_timeout:
+                continue
+            assert self.verified_play is not None
+            lie = self.verified_play.stalled()
+            reason = f"a report was missing for {self._report_timeout:g} s: {abort_reason(lie)}"
+            if self.referee.abort(reason, culprit=lie.culprit, rule=lie.rule):
+                self.record_decisions()
+                await self.announce_end()
 
     def status(self) -> Reply:
         standing = self.referee.status()
@@ -317,18 +354,18 @@ class Game:
             return
         if referee.decided:
             return  # the last-pair grace ends it
-        reason, culprit = self._stuck_reason()
-        referee.abort(reason, culprit=culprit, rule="stalled")
+        reason, culprit, rule = self._stuck_reason()
+        referee.abort(reason, culprit=culprit, rule=rule)
         self.record_decisions()
         await self.announce_end()
 
-    def _stuck_reason(self) -> tuple[str, str | None]:
-        """Who stopped the game, as far as the table can know it: the words and the culprit."""
+    def _stuck_reason(self) -> tuple[str, str | None, str]:
+        """Who stopped the game, as far as the table can know it: words, culprit, rule."""
         waited = f"{self._turn_timeout:g} s"
         if self.verified_play is not None and self.referee.turn is None:
             lie = self.verified_play.stalled()
-            return f"nothing moved for {waited}: {abort_reason(lie)}", lie.culprit
-        return stuck_reason(self.referee, waited), None
+            return f"nothing moved for {waited}: {abort_reason(lie)}", lie.culprit, lie.rule
+        return stuck_reason(self.referee, waited), None, "stalled"
 
     # -- the start -------------------------------------------------------------
 
@@ -369,6 +406,7 @@ class Game:
         if len(verified) == len(seats):  # protocol 14.6: every exchange is reported
             self.verified_play = VerifiedPlay(verified, self._key)
             self.referee.reports_exchanges = True
+            self._nursery.start_soon(self._abort_when_unreported)
         # All at once, so that a player who does not read delays no other
         # (each send is started in seat order: the transcript keeps that order).
         async with trio.open_nursery() as nursery:

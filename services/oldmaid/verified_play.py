@@ -38,6 +38,7 @@ class VerifiedPlay:
     """One verified game's ledger, fed from the table."""
 
     def __init__(self, seats: Sequence[str], key: bytes) -> None:
+        self._seats = tuple(seats)
         self._secrets = {nick: proofs.secret_for(key, nick) for nick in seats}
         self.ledger = ledger.Ledger(seats, self._secrets)
 
@@ -51,6 +52,10 @@ class VerifiedPlay:
         if isinstance(event, WentOut):
             return self.ledger.record(event.nick, ledger.Out())
         return None
+
+    def claimed(self, nick: str, cards: tuple[Card, Card]) -> ledger.Lie | None:
+        """A discard refused as a card claimed twice: the ledger knows who held it."""
+        return self.ledger.record(nick, ledger.Threw(cards))
 
     def report(self, nick: str, report: Received | Gave) -> ledger.Lie | None:
         if isinstance(report, Gave):
@@ -71,13 +76,14 @@ class VerifiedPlay:
     def stalled(self) -> ledger.Lie:
         return self.ledger.stalled()
 
-    def accusation(self, accuser: str, request: Accuse, out: Sequence[str]) -> ledger.Lie:
-        """What an ``accuse`` in a verified game comes to.
+    def accusation(self, accuser: str, request: Accuse, out: Sequence[str]) -> ledger.Lie | None:
+        """What an ``accuse`` in a verified game proves, or None if it is only a word.
 
         ``wrong_card`` (the picker refused a card that does not open the
-        commitment it picked from) and ``false_out`` (an ``out`` with the
-        asked player's ack, from a player the table has not counted out) can
-        be proved; anything else is the accuser's word, and names no one.
+        commitment it picked from), ``false_out`` (an ``out`` with the asked
+        player's ack, from a player the table has not counted out) and a turn
+        whose mac shows who wrote it can be proved; anything else is the
+        accuser's word, which the referee takes without naming anyone.
         """
         accused = request.accused
         evidence = dict(request.evidence)
@@ -94,15 +100,53 @@ class VerifiedPlay:
                     "table has not counted it out",
                     accused,
                 )
-        said = str(evidence.get("what") or request.rule)[:300]
-        suspects = (accuser, accused) if accused and accused != accuser else (accuser,)
-        return ledger.Lie(
-            request.rule,
-            f"{accuser} accused {accused or 'no one'} ({request.rule}): {said}; in a verified "
-            "game the table names a player only on what the reports prove",
-            None,
-            suspects,
-        )
+        if request.rule in ("not_neighbour", "impersonation") and "mac" in evidence:
+            lie = self._forged_turn(accuser, request.rule, evidence)
+            if lie is not None:
+                return lie
+        return None
+
+    def _forged_turn(self, accuser: str, rule: str, evidence: dict[str, Any]) -> ledger.Lie | None:
+        """Who wrote a turn that reached ``accuser``, told by its mac: only its author's
+        secret makes it (the table tries each). A draw turn goes only to the next seat."""
+        claimed, mac = evidence.get("from"), evidence.get("mac")
+        if not isinstance(claimed, str) or not isinstance(mac, str):
+            return None
+        offer = "seq" in evidence
+        for author, secret in self._secrets.items():
+            if offer:
+                try:
+                    expected = exchanges.offer_mac(
+                        secret,
+                        seq=int(evidence["seq"]),
+                        sender=claimed,
+                        to=accuser,
+                        num_cards=int(evidence["num_cards"]),
+                        hashes=[str(h) for h in evidence["hashes"]],
+                    )
+                except (KeyError, TypeError, ValueError):
+                    return None
+            else:
+                expected = exchanges.turn_mac(secret, claimed, accuser)
+            if not exchanges.same(expected, mac):
+                continue
+            if author != claimed:
+                what = "an offer" if offer else "a draw turn"
+                return ledger.Lie(
+                    "impersonation",
+                    f"{author} sent {accuser} {what} as {claimed} (its mac is {author}'s)",
+                    author,
+                )
+            seat = self._seats.index(author)
+            if not offer and self._seats[(seat + 1) % len(self._seats)] != accuser:
+                return ledger.Lie(
+                    "not_neighbour",
+                    f"{author} handed {accuser} a draw turn (its mac says so), which goes only "
+                    "to the next seat",
+                    author,
+                )
+            return None
+        return None
 
 
 def _card(value: Any) -> Card | None:

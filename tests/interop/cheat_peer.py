@@ -18,6 +18,8 @@ offers and picks, as the offerer
   ``give-unheld``        answer every pick with a card it does not hold
   ``give-same-twice``    give a card, and answer the next pick with the same card again
   ``give-discarded``     answer a pick with a card it has discarded
+  ``give-uncommitted``   (verified games) answer a pick with a card its offer never
+                         committed to, with a made-up salt
 as the picker
   ``double-pick``        pick twice from one offer
   ``pick-bad``           pick card numbers outside the offer, again and again
@@ -43,8 +45,15 @@ reports about others
   ``false-give-up``      leave with a ``give_up`` naming a player it never dealt with
   ``false-accuse``       accuse a player it never offered to of a second pick
 
-Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--seed S]
-       [--report PATH] [--timeout SECONDS]
+With ``--verify`` it is ``verified_student.py``'s client (protocol 14.5 and
+14.6): it joins with ``verify`` and, in a game whose every player does, commits
+to its offers, acks, and reports every exchange, and cheats all the same. An
+offer's commitment is what it pretends to hold: a card it means to forge
+takes the place of one of its own (``give-uncommitted`` forges one it never
+committed to).
+
+Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--verify]
+       [--seed S] [--report PATH] [--timeout SECONDS]
 """
 
 import os
@@ -56,6 +65,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import student_peer  # the client this one was made from
+import verified_student
 from student_peer import (
     JOKER,
     SUITS,
@@ -89,6 +99,7 @@ ATTACKS = (
     "false-left-with-turn",
     "false-give-up",
     "false-accuse",
+    "give-uncommitted",
 )
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
@@ -97,15 +108,50 @@ def partner(card):
     return next(c for c in DECK if pairs_with(c, card))
 
 
-class Cheat(student_peer.Peer):
+FORGERIES = ("give-joker", "give-unheld", "give-same-twice", "give-discarded", "give-uncommitted")
+
+
+class Cheat(verified_student.VerifiedPeer):
     def __init__(self, args):
         super().__init__(args)
+        self.verify = args.verify
+        self.next_forged = None  # the card our committed offer pretends to hold
         self.attack = args.attack
         self.cheat_rng = random.Random(args.seed)
         self.thrown = []  # cards we discarded, in order
         self.last_given = None
         self.done_once = set()
         self.stats.update(attack=self.attack, struck=0, struck_at=None)
+
+    def join_message(self, port):
+        if self.verify:
+            return super().join_message(port)
+        return student_peer.Peer.join_message(self, port)
+
+    def forgery(self, given):
+        """The card to give instead of ``given`` (None: give it), for the give-* attacks."""
+        attack = self.attack
+        if attack == "give-joker":
+            return JOKER
+        if attack in ("give-unheld", "give-uncommitted"):
+            unheld = [c for c in DECK if c not in self.hand and c != given]
+            return self.cheat_rng.choice(unheld)
+        if attack == "give-same-twice" and self.last_given is not None:
+            return self.last_given
+        if attack == "give-discarded" and self.thrown:
+            return self.cheat_rng.choice(self.thrown)
+        return None
+
+    def committed_cards(self, n):
+        """Verified games: commit to the card we mean to forge in place of one of ours."""
+        cards = super().committed_cards(n)
+        self.next_forged = None
+        if self.attack in FORGERIES and cards:
+            forged = self.forgery(None)
+            if forged is not None and forged not in cards and self.attack != "give-uncommitted":
+                cards[self.cheat_rng.randrange(len(cards))] = forged
+            self.next_forged = forged
+        return cards
 
     def strike(self, what):
         if not self.stats["struck"]:
@@ -180,7 +226,8 @@ class Cheat(student_peer.Peer):
         conn = self.dial(seat)
         self.strike(f"sending {msg['cmd']} to {self.players[seat][2]} as {right}")
         try:
-            rep = conn.request({**msg, "from": right})
+            # A verified cheater sends it as it sends everything: with its own proof and mac.
+            rep = conn.request(self.decorate(self.players[seat][2], {**msg, "from": right}))
             print(f"{self.nick}: the impostor's {msg['cmd']} was answered {rep}", flush=True)
             if rep.get("result") == "ok" and msg.get("num_cards"):
                 pick = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
@@ -193,7 +240,7 @@ class Cheat(student_peer.Peer):
 
     def serve_pick(self, conn, n):
         attack = self.attack
-        if attack not in ("give-joker", "give-unheld", "give-same-twice", "give-discarded"):
+        if attack not in FORGERIES:
             return super().serve_pick(conn, n)
         msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
         if msg.get("cmd") != "pick":
@@ -203,22 +250,13 @@ class Cheat(student_peer.Peer):
             if card is None:
                 conn.send({"result": "error", "message": "no such card"})
                 return self.serve_pick(conn, n)
-            forged = None
-            if attack == "give-joker":
-                forged = JOKER
-            elif attack == "give-unheld":
-                unheld = [c for c in DECK if c not in self.hand and c != card]
-                forged = self.cheat_rng.choice(unheld)
-            elif attack == "give-same-twice" and self.last_given is not None:
-                forged = self.last_given
-            elif attack == "give-discarded" and self.thrown:
-                forged = self.cheat_rng.choice(self.thrown)
-            if forged is not None:
+            forged = self.next_forged if self.reporting else self.forgery(card)
+            if forged is not None and forged != card:
                 self.hand.insert(0, card)  # keep the card that was picked
                 self.strike(f"giving {forged} for pick {msg.get('card_num')}")
                 card = forged
             self.last_given = card
-            conn.send({"result": "ok", "card": list(card)})
+            self.send_card(conn, card, msg.get("card_num"))
             if not self.hand:
                 self.go_out()
 
@@ -245,7 +283,7 @@ class Cheat(student_peer.Peer):
             holding = bool(self.hand) and not self.is_out
         if self.attack == "answer-out" and holding:
             self.strike("answering out with cards in hand")
-            conn.send({"result": "out"})
+            self.answer(conn, msg, "out")
             return
         if self.attack == "false-out" and holding and len(self.hand) > 2 and self.once("out"):
             self.strike(f"out_of_cards holding {len(self.hand)} cards")
@@ -343,8 +381,12 @@ def main():
     if attack not in ATTACKS:
         sys.stderr.write(f"cheat_peer: --attack must be one of {', '.join(ATTACKS)}\n")
         sys.exit(1)
+    verify = "--verify" in argv
+    if verify:
+        argv.remove("--verify")
     args = student_peer.parse_args(argv)
     args.attack = attack
+    args.verify = verify
     student_peer.play(Cheat(args), args)
 
 

@@ -72,6 +72,35 @@ ENDED = {
 }
 # The rest: harmless to the result, or left for verified games (offer-fewer, a
 # turn kept, reports refused).
+
+# Verified games (protocol 14.6: the cheater, too, joins with verify): what
+# names the cheater, attack by attack.
+CAUGHT_VERIFIED = {
+    "offer-fewer": ("offer_count",),
+    "offer-more": ("offer_count",),
+    "offer-zero": ("offer_count",),
+    "give-joker": ("wrong_card", "card_not_held"),
+    "give-unheld": ("wrong_card", "card_not_held"),
+    "give-same-twice": ("wrong_card", "card_not_held"),
+    "give-discarded": ("wrong_card", "card_not_held"),
+    "discard-half": ("dealt_to_another", "not_held"),
+    "discard-unheld": ("not_held",),
+    "keep-turn": ("kept_turn",),
+    # The cheater may leave as its second turn is refused, before the accusation lands.
+    "double-turn-draw": ("not_neighbour", "left"),
+    "double-turn-offer": ("two_turns", "turn_not_held"),
+    "impersonate-draw": ("impersonation",),
+    "impersonate-offer": ("impersonation",),
+    "answer-out": ("false_out",),
+    "false-out": ("hand_not_empty",),
+    "out-with-joker": ("hand_not_empty",),
+}
+# Attacks that may strike when the game is decided already (the cheater is the
+# last player in): a game over by the rules with the cheater as loser is no harm.
+HARMLESS_AT_THE_END = frozenset({"out-with-joker"})
+# The table's turn timeout in verified games: it must outlast the peers' own
+# timeout (PEER), so that an honest player that waits gives up first.
+VERIFIED_TURN_TIMEOUT = 2.0
 PEER = {"timeout": 1.0, "idle_timeout": 4.0, "stall_timeout": 1.0, "linger": 0.2}
 GAME_TIMEOUT = 25.0
 
@@ -82,6 +111,7 @@ class CheatGame:
     seed: int
     attack: str
     outcome: TableOutcome | None
+    verified: bool = False
     report: dict[str, Any] = field(default_factory=dict)  # the cheater's --report
     ended_at: float | None = None  # time.monotonic() when the table ended the game
     lines: dict[str, str] = field(default_factory=dict)  # each honest peer's result or error
@@ -127,20 +157,26 @@ def judge(game: CheatGame) -> list[str]:
     problems += [
         f"{nick} left the table" for nick in game.honest if f"{nick} left the table" in reason
     ]
-    caught = outcome.culprit == CHEATER and outcome.rule in CAUGHT.get(game.attack, ())
+    expected = (CAUGHT_VERIFIED if game.verified else CAUGHT).get(game.attack, ())
+    caught = outcome.culprit == CHEATER and outcome.rule in expected
     if game.attack in REFUSED and outcome.state is GameState.OVER:
         caught = True
-    if game.attack in CAUGHT and game.struck and not caught:
+    if game.attack in HARMLESS_AT_THE_END and outcome.loser == CHEATER:
+        caught = True
+    if expected and game.struck and not caught:
         problems.append(
             f"{game.attack} struck but the table did not name {CHEATER} for "
-            f"{' or '.join(CAUGHT[game.attack])}: {outcome.line} (culprit {outcome.culprit}, "
+            f"{' or '.join(expected)}: {outcome.line} (culprit {outcome.culprit}, "
             f"rule {outcome.rule})"
         )
     return problems
 
 
-async def play(players: int, seed: int, attack: str, workdir: Path) -> CheatGame:
-    """One game of ``players`` (3-6) seats, one of them the cheater with ``attack``."""
+async def play(
+    players: int, seed: int, attack: str, workdir: Path, verified: bool = False
+) -> CheatGame:
+    """One game of ``players`` (3-6) seats, one of them the cheater with ``attack``;
+    ``verified``: the cheater joins with verify too, so the game reports every exchange."""
     workdir.mkdir(parents=True, exist_ok=True)
     report = workdir / "cheat.json"
     ended: list[float] = []
@@ -150,6 +186,7 @@ async def play(players: int, seed: int, attack: str, workdir: Path) -> CheatGame
         seed=seed,
         linger=0.5,
         last_pair_grace=0.5,
+        turn_timeout=VERIFIED_TURN_TIMEOUT if verified else 0.0,
         on_end=lambda _: ended.append(time.monotonic()),
     )
     lines: dict[str, str] = {}
@@ -162,7 +199,7 @@ async def play(players: int, seed: int, attack: str, workdir: Path) -> CheatGame
             command = [
                 sys.executable, str(CHEAT), "--nick", CHEATER, "--table", f"{host}:{port}",
                 "--attack", attack, "--seed", str(seed), "--report", str(report),
-                "--timeout", str(GAME_TIMEOUT - 5),
+                "--timeout", str(GAME_TIMEOUT - 5), *(["--verify"] if verified else []),
             ]  # fmt: skip
             process = await trio.lowlevel.open_process(command, stdout=out, stderr=out)
             for i in range(players - 1):
@@ -173,7 +210,9 @@ async def play(players: int, seed: int, attack: str, workdir: Path) -> CheatGame
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     await process.wait()
-    game = CheatGame(players, seed, attack, outcomes[0] if outcomes else None, lines=lines)
+    game = CheatGame(
+        players, seed, attack, outcomes[0] if outcomes else None, verified, lines=lines
+    )
     game.wall = time.monotonic() - started
     game.ended_at = ended[0] if ended else None
     if report.exists():
@@ -204,9 +243,9 @@ async def _peer(peer: Peer, lines: dict[str, str]) -> None:
         lines[peer.nick] = f"{peer.nick}: {exc}"
 
 
-def play_game(players: int, seed: int, attack: str) -> CheatGame:
+def play_game(players: int, seed: int, attack: str, verified: bool = False) -> CheatGame:
     with tempfile.TemporaryDirectory() as tmp:
-        return trio.run(play, players, seed, attack, Path(tmp))
+        return trio.run(play, players, seed, attack, Path(tmp), verified)
 
 
 def main() -> int:
@@ -215,6 +254,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--attack", action="append", choices=ATTACKS)
+    parser.add_argument("--verified", action="store_true", help="the cheater joins with verify")
     args = parser.parse_args()
     failed = 0
     print(
@@ -222,7 +262,10 @@ def main() -> int:
     )
     print("|---|---|---|---|---|---|---|")
     for attack in args.attack or ATTACKS:
-        games = [play_game(3 + (seed % 4), 1000 + seed, attack) for seed in range(args.seeds)]
+        games = [
+            play_game(3 + (seed % 4), 1000 + seed, attack, args.verified)
+            for seed in range(args.seeds)
+        ]
         named = sum(g.outcome is not None and g.outcome.culprit == CHEATER for g in games)
         wrong = sum(g.outcome is not None and g.outcome.culprit in g.honest for g in games)
         rules = sorted({str(g.outcome.rule) for g in games if g.outcome is not None})

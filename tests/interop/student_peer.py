@@ -573,6 +573,8 @@ class Peer:
             result = rep.get("result")
             if result not in ("ok", "out"):
                 raise PeerError(f"{nick} answered {msg['cmd']} with {rep!r}")
+            if result == "ok" and msg["cmd"] == "offer":
+                self.offer_taken(seat, msg, rep)
             if result == "ok" and msg["cmd"] == "offer" and msg["num_cards"] > 0:
                 self.serve_pick(conn, msg["num_cards"])
             return result, conn
@@ -663,7 +665,7 @@ class Peer:
                         }
                     )
                     continue
-                conn.send({"result": "ok", "card": list(card)})
+                self.send_card(conn, card, msg.get("card_num"))
                 if not self.hand:
                     self.go_out()
             if self.is_out and self.leave_out:
@@ -685,6 +687,7 @@ class Peer:
             except ConnClosed:
                 raise PeerError(f"{conn.name}: closed before sending the card") from None
             if rep.get("result") == "ok":
+                self.last_pick = (k, rep)
                 return canon_card(rep.get("card"))
             if rep.get("result") != "error":
                 raise PeerError(f"{conn.name}: pick answered {rep!r}")
@@ -701,10 +704,10 @@ class Peer:
             if not self.is_out and not self.hand:
                 self.go_out()
             if self.is_out:
-                conn.send({"result": "out"})
+                self.answer(conn, msg, "out")
                 answered_out = True
             else:
-                conn.send({"result": "ok"})
+                self.answer(conn, msg, "ok")
                 answered_out = False
         if answered_out:
             if self.leave_out:
@@ -716,13 +719,24 @@ class Peer:
             self.take_card(self.pick_from(conn, num))
         self.holding_turn()
 
-    def on_your_turn(self, conn):
+    def on_your_turn(self, conn, msg=None):
         with self.lock:
             if self.is_out:
-                conn.send({"result": "out"})
+                self.answer(conn, msg, "out")
                 return
-            conn.send({"result": "ok"})
+            self.answer(conn, msg, "ok")
         self.draw_turn()
+
+    def answer(self, conn, msg, result):
+        """Answer a turn request (your_turn or offer) ok or out."""
+        conn.send({"result": result})
+
+    def offer_taken(self, seat, msg, rep):
+        """Our offer ``msg`` to ``seat`` was answered ok with ``rep`` (a hook)."""
+
+    def send_card(self, conn, card, card_num):
+        """Answer a pick with the card it got."""
+        conn.send({"result": "ok", "card": list(card)})
 
     # ---- inbound connections ---------------------------------------------------
 
@@ -768,7 +782,7 @@ class Peer:
                     return  # a reply nobody asked for: the sender is broken
                 cmd = msg.get("cmd")
                 if cmd == "your_turn":
-                    self.on_your_turn(conn)
+                    self.on_your_turn(conn, msg)
                 elif cmd == "offer":
                     self.on_offer(conn, msg)
                 elif cmd == "game_over":
@@ -833,7 +847,7 @@ class Peer:
             my_port = probe.getsockname()[1]
             probe.close()
 
-        self.table.send({"cmd": "join", "nick": self.nick, "port": my_port})
+        self.table.send(self.join_message(my_port))
         while True:
             try:
                 rep = self.table.recv_reply(min(deadline, time.monotonic() + 0.25))
@@ -847,6 +861,7 @@ class Peer:
                 raise PeerError("the table closed the connection") from None
         if rep.get("result") != "ok":
             raise PeerError(f"join refused: {rep.get('message')}")
+        self.joined(rep)
         try:
             for (phost, pport), pnick in rep.get("players"):
                 phost = str(phost)
@@ -872,6 +887,12 @@ class Peer:
 
         status = self.poll_until_over(deadline)
         return self.finish(status)
+
+    def join_message(self, port):
+        return {"cmd": "join", "nick": self.nick, "port": port}
+
+    def joined(self, rep):
+        """The join reply came (a hook for clients that read more of it)."""
 
     def poll_until_over(self, deadline):
         while True:

@@ -1,0 +1,201 @@
+"""A student's client that also plays verified games (protocol 14.5 and 14.6).
+
+``student_peer.py`` with the extension added the way a student would add it
+from the protocol document: the same blocking sockets, a thread per
+connection and ``print``s; ``hashlib`` and ``hmac`` from the standard library
+for the proofs, commitments and acks; and every report a blocking request on
+the table connection. It joins with ``"verify": true``; when the join reply
+says ``"report": true`` it commits to each offer, gives each picked card's
+salt, acks each offer it takes, checks each card it picks, and reports both
+sides of every exchange. ``cheat_peer.py --verify`` cheats on top of it.
+"""
+
+import hashlib
+import hmac
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import student_peer
+from student_peer import JOKER, SUITS, VALUES, PeerError, canon_card
+
+DECK = [(v, s) for v in VALUES for s in SUITS] + [JOKER]
+
+
+def hexmac(key, text):
+    return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def card_hash(salt, card):
+    return hashlib.sha256(f"{salt}|{card[0]}|{card[1]}".encode()).hexdigest()[:32]
+
+
+class VerifiedPeer(student_peer.Peer):
+    def __init__(self, args):
+        super().__init__(args)
+        self.secret = None
+        self.reporting = False
+        self.held_seq = 0  # the exchange that gave us the turn; 0: we drew the last card
+        self.offers = {}  # receiver's nick -> our offer to it: seq, cards, salts, mac
+        self.pending_gave = None
+        self.salt_rng = random.Random(args.seed)
+
+    def join_message(self, port):
+        return {**super().join_message(port), "verify": True}
+
+    def joined(self, rep):
+        self.secret = rep.get("secret")
+        self.reporting = bool(rep.get("report")) and self.secret is not None
+        print(f"{self.nick}: verified game: {self.reporting}", flush=True)
+
+    # ---- what we send ------------------------------------------------------
+
+    def decorate(self, nick, msg):
+        """A your_turn or offer to ``nick`` with our proof and, in a reporting game, mac."""
+        if self.secret is None or msg.get("cmd") not in ("your_turn", "offer"):
+            return msg
+        msg = {**msg, "from": msg.get("from", self.nick), "proof": hexmac(self.secret, nick)}
+        if not self.reporting:
+            return msg
+        if msg["cmd"] == "your_turn":
+            msg["mac"] = hexmac(self.secret, f"your_turn|{msg['from']}|{nick}")
+            return msg
+        return {**msg, **self.commit(nick, msg["num_cards"], msg["from"])}
+
+    def committed_cards(self, n):
+        """The cards an offer of ``n`` commits to: our hand, in order."""
+        with self.lock:
+            cards = list(self.hand[:n])
+        spare = [c for c in DECK if c not in cards]
+        return cards + spare[: n - len(cards)]
+
+    def commit(self, to, n, sender):
+        seq = self.held_seq + 1
+        cards = self.committed_cards(n)
+        salts = [hexmac(self.secret, f"salt|{seq}|{i}") for i in range(n)]
+        hashes = [card_hash(salt, card) for salt, card in zip(salts, cards)]
+        mac = hexmac(self.secret, f"offer|{seq}|{sender}|{to}|{n}|{','.join(hashes)}")
+        self.offers[to] = {"seq": seq, "cards": cards, "salts": salts, "mac": mac}
+        return {"seq": seq, "hashes": hashes, "mac": mac}
+
+    def ask(self, seat, msg):
+        return super().ask(seat, self.decorate(self.players[seat][2], msg))
+
+    def offer_taken(self, seat, msg, rep):
+        if not self.reporting:
+            return
+        to = self.players[seat][2]
+        self.pending_gave = {
+            "cmd": "gave",
+            "to": to,
+            "seq": msg["seq"],
+            "mac": msg["mac"],
+            "ack": rep.get("ack"),
+        }
+        if msg["num_cards"] == 0:
+            self.report_gave()
+
+    def send_card(self, conn, card, card_num):
+        reply = {"result": "ok", "card": list(card)}
+        offer = self.offers.get(self.pending_gave["to"]) if self.pending_gave else None
+        if self.reporting and offer is not None:
+            cards, salts = offer["cards"], offer["salts"]
+            if isinstance(card_num, int) and 0 <= card_num < len(cards) and cards[card_num] == card:
+                reply["salt"] = salts[card_num]
+            elif card in cards:
+                reply["salt"] = salts[cards.index(card)]
+            else:
+                reply["salt"] = "%032x" % self.salt_rng.getrandbits(128)
+        conn.send(reply)
+        self.report_gave()  # before we go out: the table sees the card leave first
+
+    def report_gave(self):
+        gave, self.pending_gave = self.pending_gave, None
+        if gave is not None:
+            rep = self.table_request(gave)
+            if rep.get("result") != "ok":
+                print(f"{self.nick}: the table refused our gave: {rep}", flush=True)
+
+    # ---- what we answer ------------------------------------------------------
+
+    def answer(self, conn, msg, result):
+        reply = {"result": result}
+        if self.reporting and msg is not None:
+            if result == "ok" and msg.get("cmd") == "offer" and msg.get("mac"):
+                reply["ack"] = hexmac(self.secret, f"ack|{msg['mac']}")
+            elif result == "out" and msg.get("from"):
+                reply["ack"] = hexmac(self.secret, f"out|{msg['from']}")
+        conn.send(reply)
+
+    def on_offer(self, conn, msg):
+        if not self.reporting:
+            return super().on_offer(conn, msg)
+        num = msg.get("num_cards")
+        if not isinstance(num, int) or isinstance(num, bool) or not 0 <= num <= 53:
+            conn.send({"result": "error", "message": "num_cards must be an integer 0-53"})
+            return
+        if any(msg.get(field) is None for field in ("from", "seq", "hashes", "mac")):
+            conn.send({"result": "error", "message": "an offer needs from, seq, hashes and mac"})
+            return
+        with self.lock:
+            self.phase = "offer"
+            if not self.is_out and not self.hand:
+                self.go_out()
+            out = self.is_out
+            self.answer(conn, msg, "out" if out else "ok")
+        if out:
+            if self.leave_out:
+                self.leave()
+            return
+        report = {
+            "cmd": "received",
+            "from": msg["from"],
+            "seq": msg["seq"],
+            "num_cards": num,
+            "hashes": msg["hashes"],
+            "mac": msg["mac"],
+        }
+        card = None
+        if num > 0:
+            card = self.pick_from(conn, num)
+            k, rep = self.last_pick
+            position = num - 1 if k == num else k
+            salt = rep.get("salt")
+            hashes = msg["hashes"]
+            opened = isinstance(salt, str) and 0 <= position < len(hashes)
+            if not opened or card_hash(salt, card) != hashes[position]:
+                self.refuse_card(msg, position, card, salt)
+            report.update(card_num=position, card=list(card), salt=salt)
+        self.held_seq = msg["seq"]
+        rep = self.table_request(report)
+        if rep.get("result") != "ok":
+            raise PeerError(f"the table refused our report: {rep.get('message')}")
+        if card is not None:
+            self.take_card(canon_card(list(card)))
+        self.holding_turn()
+
+    def refuse_card(self, msg, position, card, salt):
+        evidence = {
+            "from": msg["from"],
+            "seq": msg["seq"],
+            "hashes": msg["hashes"],
+            "mac": msg["mac"],
+            "card_num": position,
+            "card": list(card),
+            "salt": salt,
+        }
+        rep = self.table_request(
+            {"cmd": "accuse", "accused": msg["from"], "rule": "wrong_card", "evidence": evidence}
+        )
+        raise PeerError(f"{msg['from']} gave a card its offer did not commit to ({rep})")
+
+
+def main():
+    args = student_peer.parse_args()
+    student_peer.play(VerifiedPeer(args), args)
+
+
+if __name__ == "__main__":
+    main()
