@@ -20,7 +20,10 @@ from scenarios.game_records import (
     table_events,
 )
 
-_TABLE_OVER_LINE = re.compile(r"game over: loser (?P<loser>\S+); out: (?P<out>.*)")
+_TABLE_OVER_LINE = re.compile(
+    r"game over: loser (?P<loser>\S+); out: (?P<out>[^;[]*?)"
+    r"(?:; \d+ pairs? never discarded)?(?: \[[^\]]*\])?"
+)
 LOST_LINE = "lost: holds the Old Maid"
 
 

@@ -37,7 +37,7 @@ from scenarios.oldmaid_game import (
     verify_game,
 )
 from scenarios.processes import ProcessResult, ring_command
-from services.oldmaid.table_game import game_seed
+from services.oldmaid.game_outcome import game_seed
 
 MIN_GAMES, MAX_GAMES = 2, 4
 

@@ -206,7 +206,11 @@ class Link:
             raise LocalProtocolError(f"a {self.role.value} does not send {request_name(request)}")
         if isinstance(request, GameOver):
             return  # a notice, never answered
-        if self._ours and not all(isinstance(r, _REPORTS) for r in self._ours):
+        # Reports ride off the critical path (14.6): one may follow any request, and any
+        # request may follow reports; the table answers them all in order.
+        after_reports = all(isinstance(r, _REPORTS) for r in self._ours)
+        pipelined = isinstance(request, _REPORTS) or after_reports
+        if self._ours and not pipelined:
             raise LocalProtocolError(
                 f"{request_name(request)} sent before the reply to {request_name(self._ours[0])}"
             )

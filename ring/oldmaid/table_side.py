@@ -28,14 +28,15 @@ from ring.oldmaid.messages import (
     Reply,
     Status,
 )
-from ring.oldmaid.protocol import Link, LinkError, Role
+from ring.oldmaid.protocol import Link, RemoteProtocolError, Role
 from ring.oldmaid.table_client import TableClient, TableError
 from ring.oldmaid.turns import PeerError, Turns, fault, wire
 from ring.transport import Connection
 
-# Failures of one connection or wait; each becomes one line for the user.
+# Failures of one connection or wait; each becomes one line for the user. Not
+# LocalProtocolError: that is our own bug, and swallowing it once hid a stuck game.
 NETWORK_ERRORS = (
-    LinkError,
+    RemoteProtocolError,
     TableError,
     OSError,
     trio.TooSlowError,

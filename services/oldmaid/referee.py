@@ -356,6 +356,14 @@ class TableGame(Reports, Claims):
         self._events.append(Aborted(reason, culprit, rule))
         return True
 
+    def void(self, reason: str, *, culprit: str | None, rule: str) -> bool:
+        """Abort a game whose end is decided but not yet announced: a verified game in
+        which a lie, or a missing report, came to light as it ended (protocol 14.6)."""
+        if self.state is not GameState.OVER:
+            return False
+        self.state, self.loser = GameState.PLAYING, None
+        return self.abort(reason, culprit=culprit, rule=rule)
+
     # -- helpers --------------------------------------------------------------
 
     def _require(self, state: GameState) -> None:

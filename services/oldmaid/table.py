@@ -38,9 +38,10 @@ from ring.record import (
 from ring.seeds import new_secret
 from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
 from ring.transport import Connection
+from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import GameState
 from services.oldmaid.table_config import DEFAULT_PORT, TableConfig
-from services.oldmaid.table_game import SHUTDOWN_NOTICE_TIMEOUT, GameOutcome
+from services.oldmaid.table_game import SHUTDOWN_NOTICE_TIMEOUT
 from services.oldmaid.table_server import TableServer
 
 if TYPE_CHECKING:

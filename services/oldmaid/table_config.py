@@ -11,8 +11,8 @@ from typing import Any
 from ring.framing import DEFAULT_MAX_MESSAGE
 from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 from ring.record import RecordHub
+from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import MAX_PLAYERS, MIN_PLAYERS
-from services.oldmaid.table_game import GameOutcome
 
 DEFAULT_PORT = 9898
 

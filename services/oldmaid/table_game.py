@@ -10,7 +10,6 @@ never interleaves with a reply written by the connection's own task.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,9 +34,8 @@ from ring.oldmaid.messages import (
     ok,
 )
 from ring.record import Player
-from ring.seeds import keyed_seed
 from ring.transport import Connection
-from services.oldmaid.ledger import Lie
+from services.oldmaid.game_outcome import GameOutcome, pairs_text
 from services.oldmaid.referee import (
     Address,
     Dealt,
@@ -52,33 +50,11 @@ from services.oldmaid.referee import (
 from services.oldmaid.referee_events import ClaimedTwice
 from services.oldmaid.stalls import stuck_reason
 from services.oldmaid.table_records import Transcript
+from services.oldmaid.verified_game import REPORT_TIMEOUT, VerifiedGame
 from services.oldmaid.verified_play import VerifiedPlay, abort_reason
 
-# A verified game whose ledger waits this long for a report (at most the turn
-# timeout) ends naming who it waits for; honest players report within
-# milliseconds. How often the table looks.
-REPORT_TIMEOUT = 5.0
-REPORT_CHECK = 0.25
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
-
-
-def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
-    """The seed of a table's game ``number``.
-
-    With a published seed: the table's own for the first game, so ``ring table
-    --seed S`` replays exactly as before, and derived in plain view for later
-    ones. With a secret key (``keyed``): a keyed hash of the game's number, so
-    no game's seed, transcript or deal tells anything of the key or of any
-    other game (ring.seeds). Either way the transcript's seed replays its game
-    as ``ring table --seed`` (the first game's seed is used as it is).
-    """
-    if keyed:
-        return keyed_seed(table_seed, "oldmaid", number)
-    if number == 1:
-        return table_seed
-    digest = hashlib.sha256(f"oldmaid:{table_seed}:{number}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
 
 
 @dataclass(eq=False)
@@ -96,36 +72,6 @@ class Client:
     answered: bool = False  # the join reply is written (or being written)
     closed: bool = False
     joined_at: float = 0.0  # when its join was accepted: the wait for the start counts from here
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """How a game ended; ``state`` is ``OVER`` or ``ABORTED``."""
-
-    number: int
-    seed: int
-    state: GameState
-    players: tuple[str, ...]  # seat order
-    loser: str | None
-    out: tuple[str, ...]
-    reason: str | None
-    undiscarded: int = 0
-    culprit: str | None = None  # the player an abort names as at fault, if any
-    rule: str | None = None  # the rule an abort says was broken (protocol 14), if any
-
-    @property
-    def line(self) -> str:
-        """The line ``ring table`` prints for it."""
-        if self.state is GameState.OVER:
-            line = f"game over: loser {self.loser}; out: {', '.join(self.out)}"
-            if self.undiscarded:
-                line += f"; {_pairs(self.undiscarded)} never discarded"
-            return line
-        return f"game aborted: {self.reason}"
-
-
-def _pairs(count: int) -> str:
-    return f"{count} pair" if count == 1 else f"{count} pairs"
 
 
 class Game:
@@ -168,11 +114,8 @@ class Game:
         self._key = proofs.game_key(seed)  # every player's secret in this game (protocol 14.5)
         self._end_announced = False
         self._grace_armed = False
-        # Once a game of verified players only starts: its ledger (protocol 14.6),
-        # and since when it has waited for a report (None: it waits for none).
-        self.verified_play: VerifiedPlay | None = None
-        self._ledger_waits_since: float | None = None
-        self._report_timeout = min(self._turn_timeout, REPORT_TIMEOUT)
+        # Once a game of verified players only starts: its ledger (protocol 14.6).
+        self.verified: VerifiedGame | None = None
 
     # -- joining and leaving ---------------------------------------------------
 
@@ -225,20 +168,20 @@ class Game:
             try:
                 self.referee.discard(nick, first, second, declares_out=request.declares_out)
             except ClaimedTwice as exc:
-                if self.verified_play is not None:  # the ledger tells who lies (14.6)
-                    self._act_on(self.verified_play.claimed(exc.nick, exc.cards))
+                if self.verified is not None:  # the ledger tells who lies (14.6)
+                    self.verified.claimed(exc.nick, exc.cards)
                 raise
             return ok(message="ok")
         if isinstance(request, OutOfCards):
             self.referee.out_of_cards(nick)
             return ok()
         if isinstance(request, Received | Gave):
-            if self.verified_play is None:
+            if self.verified is None:
                 raise RefereeError(
                     "this game does not report its exchanges: only a game whose every player "
                     "joined with verify does (protocol 14.6)"
                 )
-            self._act_on(self.verified_play.report(nick, request))
+            self.verified.report(nick, request)
             return ok()
         if isinstance(request, LeftWithTurn):
             quiet = trio.current_time() - self._last_move_at
@@ -250,45 +193,14 @@ class Game:
         if isinstance(request, Accuse):
             if request.nick is not None and request.nick != nick:
                 return error(f"this connection is {nick}, not {request.nick}")
-            if self.verified_play is not None and self.referee.state is GameState.PLAYING:
-                out = self.referee.status().out
-                proved = self.verified_play.accusation(nick, request, out)
-                if proved is not None:
-                    self._act_on(proved)
-                    return ok(message=self.referee.reason or "the game is over")
+            if self.verified is not None and self.verified.proves(nick, request):
+                return ok(message=self.referee.reason or "the game is over")
             message = self.referee.accuse(nick, request.accused, request.rule, request.evidence)
             if self.referee.pending is not None:
                 self._nursery.start_soon(self._settle_later, self.referee.pending)
             return ok(message=message)
         # The Link lets only table requests through; anything else is a bug there.
         raise AssertionError(f"unexpected request {request!r}")
-
-    def _act_on(self, lie: Lie | None) -> None:
-        """Abort on a lie the ledger found (protocol 14.6); note when it waits for a report."""
-        if lie is not None:
-            self.referee.abort(abort_reason(lie), culprit=lie.culprit, rule=lie.rule)
-        elif self.verified_play is not None:
-            if not self.verified_play.ledger.waiting:
-                self._ledger_waits_since = None
-            elif self._ledger_waits_since is None:
-                self._ledger_waits_since = trio.current_time()
-
-    async def _abort_when_unreported(self) -> None:
-        """A verified game whose ledger has waited ``_report_timeout`` for a report: the
-        game may go on without it, but the table can no longer check it, so it ends,
-        naming who the ledger waits for (protocol 14.6)."""
-        while not self.ended.is_set() and self.referee.state is GameState.PLAYING:
-            with trio.move_on_after(REPORT_CHECK):
-                await self.ended.wait()
-            since = self._ledger_waits_since
-            if since is None or trio.current_time() - since < self._report_timeout:
-                continue
-            assert self.verified_play is not None
-            lie = self.verified_play.stalled()
-            reason = f"a report was missing for {self._report_timeout:g} s: {abort_reason(lie)}"
-            if self.referee.abort(reason, culprit=lie.culprit, rule=lie.rule):
-                self.record_decisions()
-                await self.announce_end()
 
     def status(self) -> Reply:
         standing = self.referee.status()
@@ -307,9 +219,9 @@ class Game:
     def record_decisions(self) -> None:
         """Write the referee's decisions to the transcript and act on the ones that need it."""
         events = self.referee.take_events()
-        if self.verified_play is not None:
+        if self.verified is not None:
             for event in events:
-                self._act_on(self.verified_play.saw(event))
+                self.verified.saw(event)
             events += self.referee.take_events()  # an abort on a lie the ledger found
         for event in events:
             fields = msgspec.to_builtins(event)
@@ -362,8 +274,8 @@ class Game:
     def _stuck_reason(self) -> tuple[str, str | None, str]:
         """Who stopped the game, as far as the table can know it: words, culprit, rule."""
         waited = f"{self._turn_timeout:g} s"
-        if self.verified_play is not None and self.referee.turn is None:
-            lie = self.verified_play.stalled()
+        if self.verified is not None and self.referee.turn is None:
+            lie = self.verified.play.stalled()
             return f"nothing moved for {waited}: {abort_reason(lie)}", lie.culprit, lie.rule
         return stuck_reason(self.referee, waited), None, "stalled"
 
@@ -404,9 +316,14 @@ class Game:
         players = [(seat.address, seat.nick) for seat in seats]
         verified = [seat.nick for seat in seats if seat.nick in self.referee.verified]
         if len(verified) == len(seats):  # protocol 14.6: every exchange is reported
-            self.verified_play = VerifiedPlay(verified, self._key)
-            self.referee.reports_exchanges = True
-            self._nursery.start_soon(self._abort_when_unreported)
+            self.verified = VerifiedGame(
+                VerifiedPlay(verified, self._key),
+                self.referee,
+                report_timeout=min(self._turn_timeout, REPORT_TIMEOUT),
+                ended=self.ended,
+                on_decided=self._decided,
+            )
+            self._nursery.start_soon(self.verified.watch)
         # All at once, so that a player who does not read delays no other
         # (each send is started in seat order: the transcript keeps that order).
         async with trio.open_nursery() as nursery:
@@ -418,7 +335,7 @@ class Game:
                 if seat.nick in verified:  # protocol 14.5; older clients see the same reply
                     reply.secret = proofs.secret_for(self._key, seat.nick)
                     reply.proofs = proofs.expected_proofs(self._key, seat.nick, verified)
-                    if self.verified_play is not None:
+                    if self.verified is not None:
                         reply.report = True
                 await nursery.start(self._answer_join, client, reply)
         self._seated.set()
@@ -442,6 +359,9 @@ class Game:
         state = self.referee.state
         if self._end_announced or state not in (GameState.OVER, GameState.ABORTED):
             return
+        verified = self.verified
+        if state is GameState.OVER and verified and verified.hold_the_end(self._nursery):
+            return  # announced once the last reports are in (VerifiedGame._end_when_reported)
         self._end_announced = True
         if self.referee.seats:
             # A notice must not overtake a join reply still being written.
@@ -461,6 +381,10 @@ class Game:
                     await nursery.start(client.conn.send_or_close, notice)
         self.ended.set()
         self._on_change()
+
+    async def _decided(self) -> None:
+        self.record_decisions()
+        await self.announce_end()
 
     async def shut_down(self) -> None:
         """The table is stopping: abort this game if it is under way, and say so."""
@@ -488,7 +412,7 @@ class Game:
             undiscarded = referee.undiscarded_pairs
             reason = f"{referee.loser} was left holding the Old Maid"
             if undiscarded:
-                reason += f" ({_pairs(undiscarded)} never discarded)"
+                reason += f" ({pairs_text(undiscarded)} never discarded)"
             self.transcript.end(
                 reason,
                 winners=referee.out,  # in the order they went out: the first is the winner
@@ -530,6 +454,7 @@ class Game:
             undiscarded=standing.undiscarded,
             culprit=self.referee.culprit,
             rule=self.referee.rule,
+            verified=tuple(self._verified().get("verified", ())),
         )
 
 

@@ -40,19 +40,14 @@ from ring.oldmaid.messages import (
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
 from ring.record import RecordHub
 from ring.transport import Connection, plain_ip
+from services.oldmaid.game_outcome import game_seed
 from services.oldmaid.referee import (
     Address,
     GameState,
     RefereeError,
 )
 from services.oldmaid.table_config import TableConfig
-from services.oldmaid.table_game import (
-    Client,
-    Game,
-    Transcript,
-    game_seed,
-    shutting_down,
-)
+from services.oldmaid.table_game import Client, Game, Transcript, shutting_down
 
 if TYPE_CHECKING:
     from ring.discovery import Advertiser

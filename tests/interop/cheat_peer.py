@@ -18,8 +18,15 @@ offers and picks, as the offerer
   ``give-unheld``        answer every pick with a card it does not hold
   ``give-same-twice``    give a card, and answer the next pick with the same card again
   ``give-discarded``     answer a pick with a card it has discarded
-  ``give-uncommitted``   (verified games) answer a pick with a card its offer never
-                         committed to, with a made-up salt
+verified games only (``--verify``)
+  ``give-uncommitted``   answer a pick with a card its offer never committed to, with a
+                         made-up salt
+  ``steer-pick``         holding the Old Maid, answer a pick of it with another card of
+                         its own (that card's salt): the picker never gets the Old Maid
+  ``false-receipt``      report getting another card than the one picked
+  ``bad-mac``            send offers whose mac is made up
+  ``seq-skip``           number its offers three exchanges ahead
+  ``skip-report``        take an offer and never report it
 as the picker
   ``double-pick``        pick twice from one offer
   ``pick-bad``           pick card numbers outside the offer, again and again
@@ -100,7 +107,14 @@ ATTACKS = (
     "false-give-up",
     "false-accuse",
     "give-uncommitted",
+    "steer-pick",
+    "false-receipt",
+    "bad-mac",
+    "seq-skip",
+    "skip-report",
 )
+VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
+                 "skip-report")  # fmt: skip
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
 
@@ -141,6 +155,35 @@ class Cheat(verified_student.VerifiedPeer):
         if attack == "give-discarded" and self.thrown:
             return self.cheat_rng.choice(self.thrown)
         return None
+
+    def next_seq(self):
+        if self.attack == "seq-skip" and self.reporting:
+            self.strike("numbering its offer three exchanges ahead")
+            return self.held_seq + 3
+        return super().next_seq()
+
+    def commit(self, to, n, sender):
+        fields = super().commit(to, n, sender)
+        if self.attack == "bad-mac":
+            self.strike("sending a made-up mac")
+            fields["mac"] = f"{self.cheat_rng.getrandbits(128):032x}"
+        return fields
+
+    def receipt_card(self, card):
+        if self.attack != "false-receipt":
+            return card
+        with self.lock:
+            held = [c for c in self.hand if c != JOKER]
+        lie = partner(held[0]) if held else card
+        if lie != card:
+            self.strike(f"reporting {lie} instead of {card}")
+        return lie
+
+    def send_report(self, report):
+        if self.attack == "skip-report" and self.once("skip"):
+            self.strike(f"never reporting exchange {report['seq']}")
+            return
+        super().send_report(report)
 
     def committed_cards(self, n):
         """Verified games: commit to the card we mean to forge in place of one of ours."""
@@ -240,6 +283,8 @@ class Cheat(verified_student.VerifiedPeer):
 
     def serve_pick(self, conn, n):
         attack = self.attack
+        if attack == "steer-pick" and self.reporting:
+            return self.steer(conn)
         if attack not in FORGERIES:
             return super().serve_pick(conn, n)
         msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
@@ -256,6 +301,23 @@ class Cheat(verified_student.VerifiedPeer):
                 self.strike(f"giving {forged} for pick {msg.get('card_num')}")
                 card = forged
             self.last_given = card
+            self.send_card(conn, card, msg.get("card_num"))
+            if not self.hand:
+                self.go_out()
+
+    def steer(self, conn):
+        """A pick of the Old Maid gets another card of ours, with that card's own salt."""
+        msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+        with self.lock:
+            card = student_peer.pop_picked(self.hand, msg.get("card_num"), False)
+            if card is None:
+                conn.send({"result": "error", "message": "no such card"})
+                return self.steer(conn)
+            if card == JOKER and self.hand:
+                given = self.hand.pop(0)
+                self.hand.insert(0, card)
+                self.strike(f"giving {given} for a pick of the Old Maid")
+                card = given
             self.send_card(conn, card, msg.get("card_num"))
             if not self.hand:
                 self.go_out()

@@ -94,6 +94,10 @@ CAUGHT_VERIFIED = {
     "answer-out": ("false_out",),
     "false-out": ("hand_not_empty",),
     "out-with-joker": ("hand_not_empty",),
+    "steer-pick": ("wrong_card",),
+    "false-receipt": ("false_receipt",),
+    "seq-skip": ("kept_turn", "turn_not_held"),
+    "skip-report": ("unreported",),
 }
 # Attacks that may strike when the game is decided already (the cheater is the
 # last player in): a game over by the rules with the cheater as loser is no harm.
@@ -249,7 +253,7 @@ def play_game(players: int, seed: int, attack: str, verified: bool = False) -> C
 
 
 def main() -> int:
-    from cheat_peer import ATTACKS
+    from cheat_peer import ATTACKS, VERIFIED_ONLY
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2)
@@ -262,6 +266,8 @@ def main() -> int:
     )
     print("|---|---|---|---|---|---|---|")
     for attack in args.attack or ATTACKS:
+        if attack in VERIFIED_ONLY and not args.verified:
+            continue
         games = [
             play_game(3 + (seed % 4), 1000 + seed, attack, args.verified)
             for seed in range(args.seeds)

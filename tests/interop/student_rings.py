@@ -41,7 +41,11 @@ GAME_TIMEOUT = 40.0  # every process of one game, at the most
 END_WITHIN = 10.0  # seconds from the old client leaving with the turn to the game's end
 OUT_RE = re.compile(r"^out (\d+)(st|nd|rd|th) of (\d+)$")
 LOST = "lost: holds the Old Maid"
-OVER_RE = re.compile(r"^game over: loser (\S+); out: ([^;]*)(; (\d+) pairs? never discarded)?$")
+# The end line may say which seats were verified (protocol 14.5, 14.6): " [verified: p0]".
+OVER_RE = re.compile(
+    r"^game over: loser (\S+); out: ([^;[]*?)(; (\d+) pairs? never discarded)?( \[[^\]]*\])?$"
+)
+VERIFIED_SUFFIX = re.compile(r" \[[^\]]*\]$")  # the table's word on who verified, not the reason
 RULE = (
     f"{STUDENT_NICK} went out holding the turn and left without passing it (a player who "
     "goes out holding the turn must pass it on with an offer of num_cards 0)"
@@ -199,7 +203,7 @@ def judge(game: RingGame) -> list[str]:
             return problems + _judge_over(game, over)
         if game.table.code != 1 or not last.startswith(f"game aborted: {RULE}; reported by "):
             problems.append(f"the table did not abort naming the old client: {last!r}")
-        reason = last.removeprefix("game aborted: ")
+        reason = VERIFIED_SUFFIX.sub("", last.removeprefix("game aborted: "))
         for nick, exit_ in game.peers.items():
             if nick != STUDENT_NICK and (exit_.code, exit_.err) != (
                 1,

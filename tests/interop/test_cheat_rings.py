@@ -6,7 +6,9 @@ with one attack (``cheat_rings.play``). Whatever the attack, no honest
 player is ever named; the attacks the table can catch today end the game
 naming the cheater and the rule (``cheat_rings.judge``). Seeds are fixed and
 the examples bounded; each game takes about a second (a turn kept for ever:
-the peers' 4 s idle timeout). ``python tests/interop/cheat_rings.py`` sweeps
+the peers' 4 s idle timeout). The same attacks run again in verified games
+(protocol 14.6, deliverable 2): the cheater joins with verify too, and each
+attack is caught by what the reports prove. ``python tests/interop/cheat_rings.py`` sweeps
 every attack over more seeds and prints the table in docs/protocols/oldmaid.md
 section 14.
 """
@@ -18,13 +20,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.interop.cheat_peer import ATTACKS
-from tests.interop.cheat_rings import CAUGHT, CHEATER, CheatGame, judge, play_game
+from tests.interop.cheat_rings import (
+    CAUGHT,
+    CAUGHT_VERIFIED,
+    CHEATER,
+    HARMLESS_AT_THE_END,
+    CheatGame,
+    judge,
+    play_game,
+)
 
 pytestmark = pytest.mark.scenario
 
 
-def judged(players: int, seed: int, attack: str) -> CheatGame:
-    game = play_game(players, seed, attack)
+def judged(players: int, seed: int, attack: str, verified: bool = False) -> CheatGame:
+    game = play_game(players, seed, attack, verified)
     problems = judge(game)
     assert not problems, "\n".join([game.describe(), *problems])
     return game
@@ -50,3 +60,32 @@ def test_each_attack_in_a_ring_of_honest_peers(attack: str) -> None:
 )
 def test_no_honest_player_is_ever_named(attack: str, players: int, seed: int) -> None:
     judged(players, seed, attack)
+
+
+# Verified games (protocol 14.6): every attack names the cheater with its rule.
+# The ring and seed of an attack whose default ones never let it strike.
+VERIFIED_GAMES = {"out-with-joker": (6, 27_503)}
+
+
+@pytest.mark.parametrize("attack", sorted(CAUGHT_VERIFIED))
+def test_each_attack_in_a_verified_game_names_the_cheater(attack: str) -> None:
+    index = sorted(CAUGHT_VERIFIED).index(attack)
+    players, seed = VERIFIED_GAMES.get(attack, (3 + index % 4, 27_500 + index))
+    game = judged(players, seed, attack, verified=True)
+    assert game.outcome is not None and game.struck, game.describe()
+    if attack in HARMLESS_AT_THE_END and game.outcome.loser == CHEATER:
+        return  # it struck when the game was decided: over by the rules, the cheater lost
+    assert game.outcome.culprit == CHEATER, game.describe()
+    assert game.outcome.rule in CAUGHT_VERIFIED[attack], game.describe()
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(
+    attack=st.sampled_from([a for a in ATTACKS if a != "keep-turn"]),
+    players=st.integers(3, 6),
+    seed=st.integers(0, 2**16),
+)
+def test_no_honest_player_is_ever_named_in_a_verified_game(
+    attack: str, players: int, seed: int
+) -> None:
+    judged(players, seed, attack, verified=True)

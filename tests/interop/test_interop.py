@@ -32,7 +32,7 @@ HANDOUT = Path(__file__).with_name("handout_peer.py")
 GAME_TIMEOUT = 20.0  # whole game, every process included
 LOST = "lost: holds the Old Maid"
 OUT_RE = re.compile(r"^out (\d+)(st|nd|rd|th) of (\d+)$")
-OVER_RE = re.compile(r"^game over: loser (\S+); out: (.*)$")
+OVER_RE = re.compile(r"^game over: loser (\S+); out: ([^;[]*)")
 
 
 def ordinal_ok(n, suffix):

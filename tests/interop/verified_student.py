@@ -72,13 +72,16 @@ class VerifiedPeer(student_peer.Peer):
         return cards + spare[: n - len(cards)]
 
     def commit(self, to, n, sender):
-        seq = self.held_seq + 1
+        seq = self.next_seq()
         cards = self.committed_cards(n)
         salts = [hexmac(self.secret, f"salt|{seq}|{i}") for i in range(n)]
-        hashes = [card_hash(salt, card) for salt, card in zip(salts, cards)]
+        hashes = [card_hash(salt, card) for salt, card in zip(salts, cards, strict=True)]
         mac = hexmac(self.secret, f"offer|{seq}|{sender}|{to}|{n}|{','.join(hashes)}")
         self.offers[to] = {"seq": seq, "cards": cards, "salts": salts, "mac": mac}
         return {"seq": seq, "hashes": hashes, "mac": mac}
+
+    def next_seq(self):
+        return self.held_seq + 1
 
     def ask(self, seat, msg):
         return super().ask(seat, self.decorate(self.players[seat][2], msg))
@@ -107,7 +110,7 @@ class VerifiedPeer(student_peer.Peer):
             elif card in cards:
                 reply["salt"] = salts[cards.index(card)]
             else:
-                reply["salt"] = "%032x" % self.salt_rng.getrandbits(128)
+                reply["salt"] = f"{self.salt_rng.getrandbits(128):032x}"
         conn.send(reply)
         self.report_gave()  # before we go out: the table sees the card leave first
 
@@ -167,14 +170,21 @@ class VerifiedPeer(student_peer.Peer):
             opened = isinstance(salt, str) and 0 <= position < len(hashes)
             if not opened or card_hash(salt, card) != hashes[position]:
                 self.refuse_card(msg, position, card, salt)
-            report.update(card_num=position, card=list(card), salt=salt)
+            report.update(card_num=position, card=list(self.receipt_card(card)), salt=salt)
         self.held_seq = msg["seq"]
-        rep = self.table_request(report)
-        if rep.get("result") != "ok":
-            raise PeerError(f"the table refused our report: {rep.get('message')}")
+        self.send_report(report)
         if card is not None:
             self.take_card(canon_card(list(card)))
         self.holding_turn()
+
+    def receipt_card(self, card):
+        """The card our ``received`` report says we got."""
+        return card
+
+    def send_report(self, report):
+        rep = self.table_request(report)
+        if rep.get("result") != "ok":
+            raise PeerError(f"the table refused our report: {rep.get('message')}")
 
     def refuse_card(self, msg, position, card, salt):
         evidence = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from scenarios import faults, processes
-from scenarios.fault_checks import FaultResult
+from scenarios.fault_checks import VERIFIED_GAME, FaultResult
 from scenarios.oldmaid_game import TABLE
 
 pytestmark = pytest.mark.scenario
@@ -49,7 +49,8 @@ def test_kill_a_peer_in_the_offer_phase(tmp_path: Path) -> None:
         assert victim in result.processes[name].stderr[0]
     table = result.processes[TABLE]
     assert table.returncode == 1
-    assert table.stdout[-1] == f"game aborted: {victim} left the table"
+    # Our peers verify (protocol 14.6), and the end line says so.
+    assert table.stdout[-1] == f"game aborted: {victim} left the table{VERIFIED_GAME}"
     assert result.status is not None and result.status["state"] == "aborted"
     assert result.status["reason"] == f"{victim} left the table"
 
@@ -70,18 +71,23 @@ def test_a_stopped_peer_times_out_its_neighbour_and_the_game_aborts(tmp_path: Pa
     assert victim is not None
     survivors = [f"p{i}" for i in range(1, faults.PLAYERS + 1) if f"p{i}" != victim]
     _assert_one_line_each(result, survivors)
-    # The one that waited names the stopped player in its own line; the table's
-    # abort names it too (never the one that waited), and the others repeat it.
+    # The one that waited names the stopped player in its own line. Silence is
+    # proved by nothing but its word, and in a verified game (ours are) the
+    # table names only what the reports prove (protocol 14.6): the abort repeats
+    # the word, blames no one (never the one that waited), and the others repeat it.
     silence = f"{victim} did not answer your_turn within 2 s"
     waiting = [n for n in survivors if result.processes[n].stderr[0] == f"{n}: {silence}"]
     assert len(waiting) == 1, [result.processes[n].stderr for n in survivors]
-    reason = f"{silence} (reported by {waiting[0]}, which gave up waiting)"
+    reason = (
+        f"{waiting[0]} gave up, saying {silence}; in a verified game the table names a "
+        "player only on what the reports prove (protocol 14.6), so the table blames no one"
+    )
     for name in survivors:
         after = result.after_fault(name)
         assert after is not None and after < faults.STOP_PEER_TIMEOUT + faults.EXIT_BOUND
         if name != waiting[0]:
             assert result.processes[name].stderr[0] == f"{name}: game aborted: {reason}"
-    assert result.processes[TABLE].stdout[-1] == f"game aborted: {reason}"
+    assert result.processes[TABLE].stdout[-1] == f"game aborted: {reason}{VERIFIED_GAME}"
 
 
 def test_cli_runs_a_fault_scenario(tmp_path: Path) -> None:

@@ -333,7 +333,7 @@ def pick(legal: int, choice: int) -> int:
     return options[choice % len(options)]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(choices=games)
 def test_random_games_match_the_reference(choices: list[int]) -> None:
     position = Position.start()

@@ -10,8 +10,8 @@ import trio
 
 from ring.oldmaid.peer import Peer, PeerConfig
 from ring.seeds import keyed_seed
+from services.oldmaid.game_outcome import game_seed
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
-from services.oldmaid.table_game import game_seed
 
 
 def test_a_published_seed_gives_the_same_game_seeds_as_before() -> None:

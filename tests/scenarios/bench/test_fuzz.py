@@ -140,12 +140,16 @@ def check_answer_to_oversize(result: AttackResult) -> None:
 
 
 def _without_status(transcripts: dict[str, Any]) -> dict[str, Any]:
-    """The transcripts less the Old Maid players' status exchanges.
+    """The transcripts less the Old Maid players' status exchanges, each player's apart.
 
     A peer asks the table's status when a neighbour is slow to answer an offer
     (it may be out and silent, docs/protocols/oldmaid.md 13.7); a busy round
-    makes that happen by chance. The game itself, every draw, discard and out,
-    must still be identical.
+    makes that happen by chance. And the two reports of each exchange of a
+    verified game (protocol 14.6) come from two players at once, so which one
+    the table reads first is chance too. So the Old Maid records are compared
+    player by player (each player's messages and the referee's decisions about
+    it, in order), and the game's own records apart: every draw, discard, out
+    and report must still be identical.
     """
 
     def kept(record: Any) -> bool:
@@ -154,8 +158,16 @@ def _without_status(transcripts: dict[str, Any]) -> dict[str, Any]:
             return True
         return message.get("cmd") != "status" and "state" not in message
 
+    def by_player(records: list[Any]) -> dict[str, list[Any]]:
+        players: dict[str, list[Any]] = {}
+        for record in records:
+            if kept(record):
+                nick = record.get("nick") if isinstance(record, dict) else None
+                players.setdefault(str(nick), []).append(record)
+        return players
+
     return {
-        service: [r for r in records if kept(r)] if service == "oldmaid" else records
+        service: by_player(records) if service == "oldmaid" else records
         for service, records in transcripts.items()
     }
 

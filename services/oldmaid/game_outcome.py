@@ -1,0 +1,66 @@
+"""How a table's game ended, and the seed of each game: what ``ring table`` prints and replays."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from ring.seeds import keyed_seed
+from services.oldmaid.referee import GameState
+
+
+def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
+    """The seed of a table's game ``number``.
+
+    With a published seed: the table's own for the first game, so ``ring table
+    --seed S`` replays exactly as before, and derived in plain view for later
+    ones. With a secret key (``keyed``): a keyed hash of the game's number, so
+    no game's seed, transcript or deal tells anything of the key or of any
+    other game (ring.seeds). Either way the transcript's seed replays its game
+    as ``ring table --seed`` (the first game's seed is used as it is).
+    """
+    if keyed:
+        return keyed_seed(table_seed, "oldmaid", number)
+    if number == 1:
+        return table_seed
+    digest = hashlib.sha256(f"oldmaid:{table_seed}:{number}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """How a game ended; ``state`` is ``OVER`` or ``ABORTED``."""
+
+    number: int
+    seed: int
+    state: GameState
+    players: tuple[str, ...]  # seat order
+    loser: str | None
+    out: tuple[str, ...]
+    reason: str | None
+    undiscarded: int = 0
+    culprit: str | None = None  # the player an abort names as at fault, if any
+    rule: str | None = None  # the rule an abort says was broken (protocol 14), if any
+    verified: tuple[str, ...] = ()  # the seats that proved who they are (protocol 14.5)
+
+    @property
+    def line(self) -> str:
+        """The line ``ring table`` prints for it."""
+        if self.state is GameState.OVER:
+            line = f"game over: loser {self.loser}; out: {', '.join(self.out)}"
+            if self.undiscarded:
+                line += f"; {pairs_text(self.undiscarded)} never discarded"
+            return line + self._verified_text()
+        return f"game aborted: {self.reason}" + self._verified_text()
+
+    def _verified_text(self) -> str:
+        """Which seats were verified (protocol 14.5 and 14.6), when any were."""
+        if not self.verified:
+            return ""
+        if len(self.verified) == len(self.players):
+            return " [verified game: every exchange reported]"
+        return f" [verified: {', '.join(self.verified)}]"
+
+
+def pairs_text(count: int) -> str:
+    return f"{count} pair" if count == 1 else f"{count} pairs"

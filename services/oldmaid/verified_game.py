@@ -1,0 +1,131 @@
+"""A verified game under way (protocol 14.6): the ledger's verdicts, and its two timers.
+
+``VerifiedPlay`` judges; this is the Trio side around it for one game: it
+aborts the game on a lie, ends a game whose ledger has waited too long for a
+report (``watch``), and holds back the announcement of a game decided while
+the last exchange's reports are still on their way (``hold_the_end``), so
+that a lie in them, or a report that never comes, ends it instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import Accuse, Gave, Received
+from services.oldmaid.ledger import Lie
+from services.oldmaid.referee import GameState, RefereeEvent, TableGame
+from services.oldmaid.verified_play import VerifiedPlay, abort_reason
+
+# A verified game whose ledger waits this long for a report (at most the turn
+# timeout) ends naming who it waits for; honest players report within
+# milliseconds. How often the table looks.
+REPORT_TIMEOUT = 5.0
+REPORT_CHECK = 0.25
+# A verified game decided while a report is still on its way waits this long for it.
+REPORT_GRACE = 1.0
+
+
+class VerifiedGame:
+    """The ledger of one verified game, and what the table does on its word."""
+
+    def __init__(
+        self,
+        play: VerifiedPlay,
+        referee: TableGame,
+        *,
+        report_timeout: float,
+        ended: trio.Event,
+        on_decided: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.play = play
+        self._referee = referee
+        self._report_timeout = report_timeout
+        self._ended = ended
+        self._on_decided = on_decided  # record the decisions and announce the end
+        referee.reports_exchanges = True
+        self._waits_since: float | None = None  # since when the ledger waits for a report
+        self._idle = trio.Event()  # set while the ledger waits for no report
+        self._idle.set()
+        self._holding = False  # the end is decided, and held for the last reports
+        self._announced = False
+
+    # -- what reaches the ledger -------------------------------------------------
+
+    def saw(self, event: RefereeEvent) -> None:
+        self.act_on(self.play.saw(event))
+
+    def report(self, nick: str, report: Received | Gave) -> None:
+        self.act_on(self.play.report(nick, report))
+
+    def claimed(self, nick: str, cards: tuple[Card, Card]) -> None:
+        self.act_on(self.play.claimed(nick, cards))
+
+    def proves(self, nick: str, request: Accuse) -> bool:
+        """Whether an accusation is proved (and acted on); False: only the accuser's word."""
+        if self._referee.state is not GameState.PLAYING:
+            return False
+        proved = self.play.accusation(nick, request, self._referee.status().out)
+        if proved is None:
+            return False
+        self.act_on(proved)
+        return True
+
+    def act_on(self, lie: Lie | None) -> None:
+        """Abort on a lie the ledger found; note whether it waits for a report."""
+        referee = self._referee
+        if lie is not None:
+            reason = abort_reason(lie)
+            if (
+                not referee.abort(reason, culprit=lie.culprit, rule=lie.rule)
+                and not self._announced
+            ):
+                referee.void(reason, culprit=lie.culprit, rule=lie.rule)  # found as it ended
+        elif not self.play.ledger.waiting:
+            self._waits_since = None
+            self._idle.set()
+        elif self._waits_since is None:
+            self._waits_since = trio.current_time()
+            self._idle = trio.Event()
+
+    # -- the timers ----------------------------------------------------------------
+
+    async def watch(self) -> None:
+        """End the game once the ledger has waited ``report_timeout`` for a report: the
+        game could go on without it, but the table could no longer check it."""
+        while not self._ended.is_set() and self._referee.state is GameState.PLAYING:
+            with trio.move_on_after(REPORT_CHECK):
+                await self._ended.wait()
+            since = self._waits_since
+            if since is None or trio.current_time() - since < self._report_timeout:
+                continue
+            lie = self.play.stalled()
+            reason = f"a report was missing for {self._report_timeout:g} s: {abort_reason(lie)}"
+            if self._referee.abort(reason, culprit=lie.culprit, rule=lie.rule):
+                await self._on_decided()
+
+    def hold_the_end(self, nursery: trio.Nursery) -> bool:
+        """Whether the announcement of a game decided over must wait for reports."""
+        if self._holding:
+            return True
+        if not self.play.ledger.waiting:
+            self._announced = True
+            return False
+        self._holding = True
+        nursery.start_soon(self._end_when_reported)
+        return True
+
+    async def _end_when_reported(self) -> None:
+        """Announce once the ledger has checked every report (the last exchange's are
+        normally a moment away), or, after ``REPORT_GRACE``, end naming who it waits for."""
+        with trio.move_on_after(REPORT_GRACE):
+            await self._idle.wait()
+        if self.play.ledger.waiting and self._referee.state is GameState.OVER:
+            lie = self.play.stalled()
+            reason = f"the game ended with a report missing: {abort_reason(lie)}"
+            self._referee.void(reason, culprit=lie.culprit, rule=lie.rule)
+        self._holding = False
+        self._announced = True
+        await self._on_decided()

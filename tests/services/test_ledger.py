@@ -1,0 +1,430 @@
+"""The table's ledger of a verified game (protocol 14.6), fed whole games without a socket.
+
+``honest_game`` plays an Old Maid game by the rules and writes down what each
+player would tell the table, in that player's order: its draws, discards,
+going out, and its ``gave`` and ``received`` reports. The table hears the
+players over separate connections, so the property tests feed those streams
+in any interleaving hypothesis picks: an honest game never yields a lie, and
+the ledger ends knowing every hand. The other tests change one player's
+words the way a cheating peer does and check that the ledger names that
+player and the rule, and no one else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ring.oldmaid import exchanges
+from ring.oldmaid.cards import JOKER, Card, full_deck, partner
+from services.oldmaid.ledger import Drew, Entry, Gave, Ledger, Lie, Out, Received, Threw
+
+
+@dataclass
+class Exchange:
+    """One exchange of the offer phase, as both sides report it."""
+
+    seq: int
+    sender: str
+    receiver: str
+    gave: Gave
+    received: Received
+
+
+@dataclass
+class HonestGame:
+    seats: tuple[str, ...]
+    secrets: dict[str, str]
+    streams: dict[str, list[Entry]]
+    hands: dict[str, Counter[Card]]
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    @property
+    def loser(self) -> str:
+        return next(n for n, hand in self.hands.items() if hand[JOKER])
+
+
+def honest_game(seed: int, players: int) -> HonestGame:
+    """A whole game played by the rules; every player's words to the table, in its order."""
+    rng = random.Random(seed)
+    seats = tuple(f"p{i}" for i in range(players))
+    secrets = {n: f"{rng.getrandbits(128):032x}" for n in seats}
+    streams: dict[str, list[Entry]] = {n: [] for n in seats}
+    hands: dict[str, list[Card]] = {n: [] for n in seats}
+    deck = full_deck()
+    rng.shuffle(deck)
+
+    def take(nick: str, card: Card) -> None:
+        if card != JOKER and partner(card) in hands[nick]:
+            hands[nick].remove(partner(card))
+            streams[nick].append(Threw((card, partner(card))))
+        else:
+            hands[nick].append(card)
+
+    for i, card in enumerate(deck):
+        nick = seats[i % players]
+        streams[nick].append(Drew(card, last=i == len(deck) - 1))
+        take(nick, card)
+    for nick in seats:
+        if not hands[nick]:
+            streams[nick].append(Out())
+    game = HonestGame(seats, secrets, streams, {})
+    holder = seats[(len(deck) - 1) % players]
+    seq = 1
+    while sum(1 for n in seats if hands[n]) > 1:
+        start = seats.index(holder)
+        to = next(
+            seats[(start + k) % players]
+            for k in range(1, players)
+            if hands[seats[(start + k) % players]]
+        )
+        cards = list(hands[holder])
+        rng.shuffle(cards)
+        offer = exchanges.commit(secrets[holder], seq=seq, sender=holder, to=to, cards=cards)
+        ack = exchanges.ack_mac(secrets[to], offer.mac)
+        gave = Gave(seq, to, offer.mac, ack)
+        if cards:
+            position = rng.randrange(len(cards))
+            card = cards[position]
+            received = Received(
+                seq, holder, len(cards), offer.hashes, offer.mac,
+                position, card, offer.salt_of(position),
+            )  # fmt: skip
+        else:
+            received = Received(seq, holder, 0, (), offer.mac)
+        game.exchanges.append(Exchange(seq, holder, to, gave, received))
+        streams[to].append(received)
+        streams[holder].append(gave)
+        if cards:
+            hands[holder].remove(card)
+            take(to, card)
+            if not hands[holder]:
+                streams[holder].append(Out())
+            if not hands[to]:
+                streams[to].append(Out())
+        holder = to
+        seq += 1
+    game.hands = {n: Counter(hands[n]) for n in seats}
+    return game
+
+
+def feed(ledger: Ledger, streams: dict[str, list[Entry]], order: Sequence[int]) -> Lie | None:
+    """Every entry, each player's in its order, the players interleaved as ``order`` picks."""
+    queues = {n: list(entries) for n, entries in streams.items()}
+    picks = iter(order)
+    while any(queues.values()):
+        ready = [n for n in sorted(queues) if queues[n]]
+        nick = ready[next(picks, 0) % len(ready)]
+        lie = ledger.record(nick, queues[nick].pop(0))
+        if lie is not None:
+            return lie
+    return None
+
+
+def ledger_of(game: HonestGame) -> Ledger:
+    return Ledger(game.seats, game.secrets)
+
+
+# -- honest games --------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    players=st.integers(2, 6),
+    order=st.lists(st.integers(0, 5), max_size=400),
+)
+def test_an_honest_game_in_any_interleaving_is_never_a_lie(
+    seed: int, players: int, order: list[int]
+) -> None:
+    game = honest_game(seed, players)
+    ledger = ledger_of(game)
+    assert feed(ledger, game.streams, order) is None
+    assert not ledger.waiting
+    assert {n: +hand for n, hand in ledger.hands.items()} == game.hands
+    assert ledger.joker_holder() == game.loser
+    assert ledger.seq == len(game.exchanges)
+
+
+def test_a_game_whose_reports_all_came_stalls_on_the_last_holder() -> None:
+    """Once every report is in, a game still going waits on the turn's holder alone."""
+    game = honest_game(7, 4)
+    last = game.exchanges[-1]
+    ledger = ledger_of(game)
+    assert feed(ledger, game.streams, []) is None
+    assert ledger.stalled() == Lie(
+        "kept_turn",
+        f"{last.receiver} took the turn (exchange {last.seq}) and did nothing more",
+        last.receiver,
+    )
+
+
+# -- lies -----------------------------------------------------------------------------
+
+
+def changed(game: HonestGame, nick: str, old: Entry, new: Entry | None) -> dict[str, list[Entry]]:
+    """The streams with ``nick``'s ``old`` entry replaced by ``new`` (or dropped)."""
+    streams = {n: list(entries) for n, entries in game.streams.items()}
+    index = streams[nick].index(old)
+    if new is None:
+        del streams[nick][index]
+    else:
+        streams[nick][index] = new
+    return streams
+
+
+def a_card_exchange(game: HonestGame, minimum: int = 2) -> Exchange:
+    return next(x for x in game.exchanges if x.received.num_cards >= minimum)
+
+
+def forged_offer(
+    game: HonestGame, x: Exchange, cards: Sequence[Card], position: int
+) -> tuple[Received, Gave]:
+    """What both sides report when ``x``'s offerer commits to ``cards`` (its own mac)."""
+    offer = exchanges.commit(
+        game.secrets[x.sender], seq=x.seq, sender=x.sender, to=x.receiver, cards=cards
+    )
+    received = Received(
+        x.seq, x.sender, len(cards), offer.hashes, offer.mac,
+        position, cards[position], offer.salt_of(position),
+    )  # fmt: skip
+    ack = exchanges.ack_mac(game.secrets[x.receiver], offer.mac)
+    return received, Gave(x.seq, x.receiver, offer.mac, ack)
+
+
+def hand_before(game: HonestGame, x: Exchange) -> list[Card]:
+    """The offerer's hand as it offered ``x``, replayed by a ledger fed up to it."""
+    ledger = ledger_of(game)
+    streams = {n: [] for n in game.seats} | {
+        n: entries[: entries.index(x.gave)] if x.gave in entries else list(entries)
+        for n, entries in game.streams.items()
+        if n == x.sender
+    }
+    for n, entries in game.streams.items():
+        if n != x.sender:
+            cut = entries.index(x.received) if x.received in entries else len(entries)
+            streams[n] = entries[:cut]
+    feed(ledger, streams, [])
+    return sorted(ledger.hands[x.sender].elements())
+
+
+def judged(game: HonestGame, streams: dict[str, list[Entry]]) -> Lie | None:
+    return feed(ledger_of(game), streams, [])
+
+
+def swap(game: HonestGame, x: Exchange, received: Received, gave: Gave) -> dict[str, list[Entry]]:
+    streams = changed(game, x.receiver, x.received, received)
+    streams[x.sender][streams[x.sender].index(x.gave)] = gave
+    return streams
+
+
+def test_offering_fewer_cards_than_held_is_offer_count() -> None:
+    game = honest_game(11, 3)
+    x = a_card_exchange(game, minimum=3)
+    cards = hand_before(game, x)[:-1]
+    lie = judged(game, swap(game, x, *forged_offer(game, x, cards, 0)))
+    assert lie is not None and (lie.rule, lie.culprit) == ("offer_count", x.sender)
+
+
+def test_giving_a_card_not_held_is_card_not_held() -> None:
+    game = honest_game(12, 4)
+    x = a_card_exchange(game)
+    held = hand_before(game, x)
+    stranger = next(c for c in full_deck() if c not in held and c != JOKER)
+    cards = [stranger, *held[1:]]
+    lie = judged(game, swap(game, x, *forged_offer(game, x, cards, 0)))
+    assert lie is not None and (lie.rule, lie.culprit) == ("card_not_held", x.sender)
+
+
+def test_reporting_another_card_than_the_one_committed_is_false_receipt() -> None:
+    game = honest_game(13, 3)
+    x = a_card_exchange(game)
+    other = next(c for c in full_deck() if c != x.received.card)
+    lie = judged(
+        game, changed(game, x.receiver, x.received, dataclasses.replace(x.received, card=other))
+    )
+    assert lie is not None and (lie.rule, lie.culprit) == ("false_receipt", x.receiver)
+
+
+def test_an_altered_mac_names_both_sides_as_suspects_and_no_culprit() -> None:
+    game = honest_game(14, 3)
+    x = a_card_exchange(game)
+    altered = dataclasses.replace(x.received, num_cards=x.received.num_cards + 1)
+    lie = judged(game, changed(game, x.receiver, x.received, altered))
+    assert lie is not None and lie.rule == "bad_mac" and lie.culprit is None
+    assert set(lie.suspects) == {x.sender, x.receiver}
+
+
+def test_handing_one_exchange_to_another_player_is_two_turns() -> None:
+    game = honest_game(15, 4)
+    x = a_card_exchange(game)
+    elsewhere = next(n for n in game.seats if n not in (x.sender, x.receiver))
+    gave = dataclasses.replace(x.gave, to=elsewhere)
+    lie = judged(game, changed(game, x.sender, x.gave, gave))
+    assert lie is not None and (lie.rule, lie.culprit) == ("two_turns", x.sender)
+
+
+def test_going_out_holding_cards_is_hand_not_empty() -> None:
+    game = honest_game(16, 3)
+    nick = game.seats[1]
+    streams = {n: list(entries) for n, entries in game.streams.items()}
+    first_draws = [i for i, e in enumerate(streams[nick]) if isinstance(e, Drew)][:3]
+    streams[nick].insert(first_draws[-1] + 1, Out())
+    lie = judged(game, streams)
+    assert lie is not None and (lie.rule, lie.culprit) == ("hand_not_empty", nick)
+
+
+def test_discarding_a_pair_not_held_is_not_held() -> None:
+    game = honest_game(17, 3)
+    nick = game.seats[0]
+    mine = {e.card for e in game.streams[nick] if isinstance(e, Drew)}
+    card = next(c for c in full_deck() if c != JOKER and c not in mine and partner(c) not in mine)
+    streams = {n: list(entries) for n, entries in game.streams.items()}
+    streams[nick].insert(1, Threw((card, partner(card))))
+    lie = judged(game, streams)
+    assert lie is not None and (lie.rule, lie.culprit) == ("not_held", nick)
+
+
+def test_offering_without_the_turn_is_turn_not_held() -> None:
+    game = honest_game(18, 4)
+    x = a_card_exchange(game)
+    usurper = next(n for n in game.seats if n not in (x.sender, x.receiver))
+    offer = exchanges.commit(
+        game.secrets[usurper], seq=x.seq, sender=usurper, to=x.receiver, cards=[JOKER]
+    )
+    received = Received(x.seq, usurper, 1, offer.hashes, offer.mac, 0, JOKER, offer.salt_of(0))
+    streams = changed(game, x.receiver, x.received, received)
+    draws = [i for i, e in enumerate(streams[usurper]) if isinstance(e, Drew)]
+    streams[usurper].insert(draws[-1] + 1, Gave(x.seq, x.receiver, offer.mac, None))
+    lie = judged(game, streams)
+    assert lie is not None and (lie.rule, lie.culprit) == ("turn_not_held", usurper)
+
+
+def silent_from(game: HonestGame, nick: str, entry: Entry) -> dict[str, list[Entry]]:
+    """The streams with ``nick`` telling the table nothing from ``entry`` on."""
+    streams = {n: list(entries) for n, entries in game.streams.items()}
+    streams[nick] = streams[nick][: streams[nick].index(entry)]
+    return streams
+
+
+def _without_gave(game: HonestGame, x: Exchange) -> dict[str, list[Entry]]:
+    return silent_from(game, x.sender, x.gave)
+
+
+def _without_received(game: HonestGame, x: Exchange) -> dict[str, list[Entry]]:
+    return silent_from(game, x.receiver, x.received)
+
+
+def test_an_exchange_its_offerer_never_reports_names_the_offerer_at_the_stall() -> None:
+    game = honest_game(19, 3)
+    x = a_card_exchange(game)
+    ledger = ledger_of(game)
+    assert feed(ledger, _without_gave(game, x), []) is None
+    assert ledger.waiting
+    lie = ledger.stalled()
+    assert (lie.rule, lie.culprit) == ("unreported", x.sender)
+
+
+def test_an_acked_exchange_its_receiver_never_reports_names_the_receiver_at_the_stall() -> None:
+    game = honest_game(20, 3)
+    x = a_card_exchange(game)
+    ledger = ledger_of(game)
+    assert feed(ledger, _without_received(game, x), []) is None
+    lie = ledger.stalled()
+    assert (lie.rule, lie.culprit) == ("unreported", x.receiver)
+
+
+def test_an_unacked_gave_that_no_one_received_names_no_one() -> None:
+    game = honest_game(21, 3)
+    x = a_card_exchange(game)
+    streams = _without_received(game, x)
+    gave = dataclasses.replace(x.gave, ack=None)
+    streams[x.sender][streams[x.sender].index(x.gave)] = gave
+    ledger = ledger_of(game)
+    assert feed(ledger, streams, []) is None
+    lie = ledger.stalled()
+    assert lie.culprit is None and set(lie.suspects) == {x.sender, x.receiver}
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 6), data=st.data())
+def test_a_receiver_lying_about_its_card_is_named_and_never_the_offerer(
+    seed: int, players: int, data: st.DataObject
+) -> None:
+    game = honest_game(seed, players)
+    cards = [x for x in game.exchanges if x.received.num_cards]
+    if not cards:
+        return  # a deal with no exchange of cards: nothing to lie about
+    x = data.draw(st.sampled_from(cards))
+    other = data.draw(st.sampled_from([c for c in full_deck() if c != x.received.card]))
+    streams = changed(game, x.receiver, x.received, dataclasses.replace(x.received, card=other))
+    order = data.draw(st.lists(st.integers(0, 5), max_size=300))
+    lie = feed(ledger_of(game), streams, order)
+    assert lie is not None and (lie.rule, lie.culprit) == ("false_receipt", x.receiver)
+
+
+# -- a picker's refusal (wrong_card) ---------------------------------------------------
+
+
+def refusal(x: Exchange, card: Card, salt: str | None) -> dict[str, object]:
+    r = x.received
+    return {
+        "from": x.sender, "seq": x.seq, "hashes": list(r.hashes), "mac": r.mac,
+        "card_num": r.card_num, "card": card, "salt": salt,
+    }  # fmt: skip
+
+
+def test_refusing_the_committed_card_is_a_false_accusation() -> None:
+    game = honest_game(22, 3)
+    x = a_card_exchange(game)
+    assert x.received.card is not None
+    lie = ledger_of(game).refused_card(x.receiver, refusal(x, x.received.card, x.received.salt))
+    assert (lie.rule, lie.culprit) == ("false_accusation", x.receiver)
+
+
+def test_answering_a_pick_with_another_committed_card_is_wrong_card() -> None:
+    game = honest_game(23, 3)
+    x = a_card_exchange(game)
+    r = x.received
+    assert r.card_num is not None
+    other = (r.card_num + 1) % r.num_cards
+    offer = exchanges.commit(
+        game.secrets[x.sender], seq=x.seq, sender=x.sender, to=x.receiver,
+        cards=hand_order(game, x),
+    )  # fmt: skip
+    assert offer.hashes == r.hashes
+    lie = ledger_of(game).refused_card(
+        x.receiver, refusal(x, offer.cards[other], offer.salt_of(other))
+    )
+    assert (lie.rule, lie.culprit) == ("wrong_card", x.sender)
+
+
+def hand_order(game: HonestGame, x: Exchange) -> list[Card]:
+    """The order ``x``'s offerer committed to: the one whose hashes match its offer."""
+    held = hand_before(game, x)
+    salts = [exchanges.salt_for(game.secrets[x.sender], x.seq, i) for i in range(len(held))]
+    order = []
+    for salt, digest in zip(salts, x.received.hashes, strict=True):
+        order.append(next(c for c in held if exchanges.card_hash(salt, c) == digest))
+    return order
+
+
+def test_a_refusal_with_a_card_that_opens_nothing_names_no_one() -> None:
+    game = honest_game(24, 3)
+    x = a_card_exchange(game)
+    lie = ledger_of(game).refused_card(x.receiver, refusal(x, JOKER, "0" * 32))
+    assert lie.culprit is None and set(lie.suspects) == {x.sender, x.receiver}
+
+
+def test_discarding_a_card_received_without_reporting_it_names_the_receiver() -> None:
+    """A receiver that skips its report but goes on: its discard of the card is not_held."""
+    game = honest_game(20, 3)
+    x = a_card_exchange(game)
+    lie = judged(game, changed(game, x.receiver, x.received, None))
+    assert lie is not None and (lie.rule, lie.culprit) == ("not_held", x.receiver)
