@@ -77,7 +77,8 @@ ENDED = {
 # names the cheater, attack by attack.
 CAUGHT_VERIFIED = {
     "offer-fewer": ("offer_count",),
-    "offer-more": ("offer_count",),
+    # A pick past the hand may come first: the cheater answers it with another card.
+    "offer-more": ("offer_count", "wrong_card"),
     "offer-zero": ("offer_count",),
     "give-joker": ("wrong_card", "card_not_held"),
     "give-unheld": ("wrong_card", "card_not_held"),
@@ -97,7 +98,8 @@ CAUGHT_VERIFIED = {
     "steer-pick": ("wrong_card",),
     "false-receipt": ("false_receipt",),
     "seq-skip": ("kept_turn", "turn_not_held"),
-    "skip-report": ("unreported",),
+    # Its next discard of the card it never reported may come first: not_held.
+    "skip-report": ("unreported", "not_held"),
 }
 # Attacks that may strike when the game is decided already (the cheater is the
 # last player in): a game over by the rules with the cheater as loser is no harm.
