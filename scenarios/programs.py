@@ -1,0 +1,178 @@
+"""A student's program under test: started as WIRE.md says, and never outliving its case.
+
+``ring check`` (and later ``ring tournament``) gets a program as a command
+line. ``Program.start`` replaces the placeholders of WIRE.md ("Programs under
+test") wherever they appear in its arguments, sets the same values in its
+environment, and starts it in a process group of its own with standard input
+closed and its output going to two files of the case's directory (files, not
+pipes: a program that prints a lot never blocks on a reader that is busy).
+``RunningProgram.stop`` kills the whole group, SIGTERM first and SIGKILL after
+a grace period, so that nothing the program started survives the case.
+
+A command that cannot be started at all (no such file, not executable) raises
+``ProgramError`` with one line that says so; a program that exits at once is
+for the caller to notice (``exited``) and report with its last output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+# After SIGTERM a program gets this long to exit before the group is SIGKILLed.
+STOP_GRACE = 1.0
+# A process that cannot be reaped even after SIGKILL (stuck in the kernel) is
+# given up on after this long: stopping must never hang the checker.
+REAP_TIMEOUT = 5.0
+# How much of a program's output a report quotes (the files keep it all).
+TAIL_LINES = 20
+
+# WIRE.md's placeholders and the environment variable that carries each.
+PLACEHOLDERS = {
+    "host": "CARDRING_HOST",
+    "port": "CARDRING_PORT",
+    "address": "CARDRING_ADDRESS",
+    "name": "CARDRING_NAME",
+    "seat": "CARDRING_SEAT",
+    "nick": "CARDRING_NICK",
+    "table": "CARDRING_TABLE",
+}
+
+
+class ProgramError(Exception):
+    """The program cannot be run at all; the message is the one line to show."""
+
+
+def substitute(argv: Sequence[str], values: Mapping[str, str]) -> list[str]:
+    """``argv`` with every ``{key}`` of ``values`` replaced, wherever it appears.
+
+    Plain replacement, not ``str.format``: a student's arguments may hold other
+    braces (JSON, shell code), which stay as they are.
+    """
+    unknown = set(values) - set(PLACEHOLDERS)
+    if unknown:
+        raise ValueError(f"not a placeholder of WIRE.md: {', '.join(sorted(unknown))}")
+    result = []
+    for arg in argv:
+        for key, value in values.items():
+            arg = arg.replace("{" + key + "}", value)
+        result.append(arg)
+    return result
+
+
+def environment(values: Mapping[str, str], base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The program's environment: ours (or ``base``), with the values under WIRE.md's names."""
+    env = dict(os.environ if base is None else base)
+    env.update({PLACEHOLDERS[key]: value for key, value in values.items()})
+    env.setdefault("PYTHONUNBUFFERED", "1")  # a Python student's prints reach the log at once
+    return env
+
+
+@dataclass(frozen=True)
+class Program:
+    """A command line to test; ``cwd`` is where it runs (the checker's own by default)."""
+
+    argv: tuple[str, ...]
+    cwd: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.argv:
+            raise ProgramError("no program to run: give its command after --")
+
+    @property
+    def shown(self) -> str:
+        return shlex.join(self.argv)
+
+    async def start(self, values: Mapping[str, str], logs: Path, label: str) -> RunningProgram:
+        """Start it for one case, its output in ``logs/label.stdout`` and ``.stderr``."""
+        argv = substitute(self.argv, values)
+        logs.mkdir(parents=True, exist_ok=True)
+        stdout_path = logs / f"{label}.stdout"
+        stderr_path = logs / f"{label}.stderr"
+        with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+            try:
+                process = await trio.lowlevel.open_process(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    cwd=self.cwd,
+                    env=environment(values),
+                    start_new_session=True,  # its own process group, killed whole
+                )
+            except FileNotFoundError:
+                raise ProgramError(f"cannot run {argv[0]!r}: no such program") from None
+            except PermissionError:
+                raise ProgramError(f"cannot run {argv[0]!r}: it is not executable") from None
+            except OSError as exc:
+                raise ProgramError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+        return RunningProgram(argv, process, stdout_path, stderr_path, trio.current_time())
+
+
+@dataclass
+class RunningProgram:
+    """One run of a program; ``stop`` it (always) when its case is over."""
+
+    argv: list[str]
+    process: trio.Process
+    stdout_path: Path
+    stderr_path: Path
+    started: float
+    killed: bool = False  # stop found it still running
+    returncode: int | None = field(default=None)
+
+    @property
+    def exited(self) -> bool:
+        return self.process.poll() is not None
+
+    async def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for it to exit on its own; whether it did."""
+        with trio.move_on_after(timeout):
+            await self.process.wait()
+        return self.exited
+
+    async def stop(self, grace: float = STOP_GRACE) -> None:
+        """End it and everything it started: SIGTERM to the group, then SIGKILL."""
+        if not self.exited:
+            self.killed = True
+        self._signal_group(signal.SIGTERM)
+        with trio.move_on_after(grace):
+            await self.process.wait()
+        # Children may linger after the leader exits: the group is killed either way.
+        self._signal_group(signal.SIGKILL)
+        with trio.move_on_after(REAP_TIMEOUT):
+            await self.process.wait()
+        self.returncode = self.process.returncode
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
+
+    def output(self) -> tuple[list[str], list[str]]:
+        """The last lines of its stdout and stderr."""
+        return _tail(self.stdout_path), _tail(self.stderr_path)
+
+    def describe_exit(self) -> str:
+        code = self.process.returncode
+        if code is None:
+            return "still running"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
+
+def _tail(path: Path, lines: int = TAIL_LINES) -> list[str]:
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    return text.splitlines()[-lines:]
