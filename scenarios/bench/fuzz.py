@@ -70,6 +70,10 @@ ROUND_TIMEOUT = 60.0
 # How long an attack that has sent everything reads what the server answers;
 # also the bound on each single write of an attack.
 READ_TIMEOUT = 2 * IDLE_TIMEOUT + 1.0
+# The bound on one write of a flood: the server drops it within its 1 s write
+# timeout; the rest is room for a loaded machine (the whole suite on two cores
+# once took over 3 s), never waited when the server does its job.
+FLOOD_WRITE_TIMEOUT = 8.0
 SETTLE_TIMEOUT = 5.0
 FLOOD_WRITE = 65536  # bytes of a flood handed to the kernel at once
 
@@ -101,7 +105,7 @@ class AttackResult:
     received: bytes = b""
     closed_by_server: bool = False  # the server ended the connection (EOF or reset)
     refused: bool = False  # the connection could not even be opened
-    flood_stuck: bool = False  # a flood's write waited READ_TIMEOUT: the server kept it, unread
+    flood_stuck: bool = False  # a flood's write waited FLOOD_WRITE_TIMEOUT: kept, unread
 
 
 @dataclass
@@ -339,11 +343,12 @@ async def _read_until(stream: trio.SocketStream, expected: bytes, result: Attack
 
 async def _flood(stream: trio.SocketStream, message: bytes) -> bool:
     """Write ``message`` over and over, never reading, until the server drops the connection:
-    True then; False if a write waited READ_TIMEOUT (the server neither read nor dropped it)."""
+    True then; False if a write waited FLOOD_WRITE_TIMEOUT (the server neither read nor
+    dropped it)."""
     block = message * max(1, FLOOD_WRITE // len(message))
     try:
         while True:
-            with trio.fail_after(READ_TIMEOUT):
+            with trio.fail_after(FLOOD_WRITE_TIMEOUT):
                 await stream.send_all(block)
     except trio.BrokenResourceError:
         return True

@@ -50,7 +50,7 @@ CAUGHT = {
     "impersonate-draw": ("impersonation",),
     "impersonate-offer": ("impersonation",),
     # A turn no player could send, from the one player that sends no proofs.
-    "offer-zero": ("pass_while_in",),
+    "offer-zero": ("pass_while_in", "left"),
     # The cheater may leave as it is accused (its own turn loop ends first).
     "double-turn-draw": ("not_neighbour", "left"),
     "double-turn-offer": ("pass_while_in", "left"),
