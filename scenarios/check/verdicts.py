@@ -1,0 +1,73 @@
+"""What a case decides: a verdict, one line that says why, and the evidence behind it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Verdict(enum.Enum):
+    PASS = "PASS"
+    WARN = "WARN"  # legal, but fragile: our servers put up with it, others may not
+    FAIL = "FAIL"  # a rule of the handout or of WIRE.md broken
+
+    @property
+    def rank(self) -> int:
+        return {Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2}[self]
+
+
+class CaseFailed(Exception):
+    """Raised by a case (``Judge.fail``) to end it with FAIL; the message is the line."""
+
+
+@dataclass
+class Judge:
+    """What one case found so far: warnings go on, a failure ends the case."""
+
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # facts for the report (timings, counts)
+    figures: dict[str, Any] = field(default_factory=dict)  # the same, for --json
+
+    def fail(self, message: str) -> CaseFailed:
+        """The exception to raise: ``raise judge.fail("...")``."""
+        return CaseFailed(message)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+@dataclass
+class CaseResult:
+    """One case's verdict, as every report shows it."""
+
+    case_id: str
+    title: str
+    section: str
+    verdict: Verdict
+    reason: str  # one line: why this verdict
+    seconds: float
+    transcript: list[str] = field(default_factory=list)  # the lines around the verdict
+    stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.case_id,
+            "title": self.title,
+            "section": self.section,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "seconds": round(self.seconds, 3),
+            "notes": self.notes,
+            "figures": self.figures,
+            "transcript": self.transcript,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+        }

@@ -1,0 +1,73 @@
+"""The checker's end of one connection to the program under test, with a transcript.
+
+Every byte each way is written down with its time from the case's start, so
+a FAIL can quote the few lines around it. ``send`` writes a message whole,
+or byte by byte with a pause between (``split``), each byte its own TCP
+segment (Trio's sockets set TCP_NODELAY), the way a slow network or a
+server that writes in pieces delivers it.
+"""
+
+from __future__ import annotations
+
+import trio
+
+# The pause between the bytes of a split message: enough for each to leave as
+# its own segment and be read on its own, short enough for a whole game.
+SPLIT_PAUSE = 0.0005
+READ_SIZE = 65536
+TRANSCRIPT_AROUND = 12  # lines a report quotes
+
+
+class ClientGone(Exception):
+    """The program closed its connection (or reset it) while we wrote."""
+
+
+class Wire:
+    def __init__(self, stream: trio.SocketStream, started: float) -> None:
+        self._stream = stream
+        self._started = started
+        self.lines: list[str] = []
+        self.closed_by_client = False
+
+    def _log(self, arrow: str, data: bytes) -> None:
+        t = trio.current_time() - self._started
+        self.lines.append(f"{t:8.3f} {arrow} {data!r}"[:200])
+
+    def note(self, text: str) -> None:
+        t = trio.current_time() - self._started
+        self.lines.append(f"{t:8.3f}   ({text})")
+
+    async def send(self, data: bytes, *, split: bool = False) -> None:
+        """Write ``data``: whole, or a byte at a time (``split``). ``ClientGone`` if closed."""
+        chunks = [data[i : i + 1] for i in range(len(data))] if split else [data]
+        for i, chunk in enumerate(chunks):
+            if i:
+                await trio.sleep(SPLIT_PAUSE)
+            self._log("->", chunk)
+            try:
+                await self._stream.send_all(chunk)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                self.closed_by_client = True
+                raise ClientGone("the program closed its connection") from exc
+
+    async def receive(self, timeout: float) -> bytes | None:
+        """The next bytes the program sent; ``b""`` once it closed; None if ``timeout`` passed."""
+        with trio.move_on_after(timeout):
+            try:
+                data = await self._stream.receive_some(READ_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            if data:
+                self._log("<-", data)
+            else:
+                self.closed_by_client = True
+                self.note("the program closed its connection")
+            return data
+        return None
+
+    async def close(self) -> None:
+        self.note("the checker closes the connection")
+        await self._stream.aclose()
+
+    def tail(self, lines: int = TRANSCRIPT_AROUND) -> list[str]:
+        return self.lines[-lines:]
