@@ -12,7 +12,10 @@ from ring import cliargs
 from ring.registry import Command
 
 # Each game's cases, imported only when that game is checked.
-GAMES: dict[str, str] = {"reversi": "scenarios.check.reversi"}
+GAMES: dict[str, str] = {
+    "notipping": "scenarios.check.notipping",
+    "reversi": "scenarios.check.reversi",
+}
 
 
 def _options(check: argparse.ArgumentParser) -> None:

@@ -14,15 +14,14 @@ the program does not repeat it.
 from __future__ import annotations
 
 import random
-import statistics
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import trio
 
-from scenarios.check.runner import EXIT_WITHIN, Case, CaseContext
+from scenarios.check.runner import Case, CaseContext
 from scenarios.check.verdicts import Judge
-from scenarios.check.wire import ClientGone, Wire
+from scenarios.check.wire import Outbox, Wire
 from services.reversi.protocol import (
     NEED_DATA,
     BadName,
@@ -80,7 +79,7 @@ class ServerSide:
         self.move_limit = move_limit
         self.connection = ServerConnection(newlines=style.newlines)
         self.move_times: list[float] = []
-        self._queued: list[bytes] = []
+        self.outbox = Outbox(wire, self.judge, split=style.split, together=style.together)
 
     async def read_name(self) -> str:
         """The program's name, read as section 6 says; FAIL if refused."""
@@ -109,14 +108,7 @@ class ServerSide:
 
     async def send(self, *messages: ServerMessage, flush: bool = True) -> None:
         """Write messages (kept for the next write when ``together`` and not ``flush``)."""
-        self._queued += [self.connection.send(message) for message in messages]
-        if not flush and self.style.together:
-            return
-        data, self._queued = b"".join(self._queued), []
-        try:
-            await self.wire.send(data, split=self.style.split)
-        except ClientGone:
-            raise self.judge.fail("it closed its connection in the middle of the game") from None
+        await self.outbox.write(*[self.connection.send(m) for m in messages], flush=flush)
 
     async def attempt(self, position: Position) -> MoveAttempt | Garbled:
         """The program's next attempt at ``position`` (timed from the board's write)."""
@@ -144,16 +136,7 @@ class ServerSide:
             self.connection.receive_data(data)
 
     def figures(self) -> None:
-        if not self.move_times:
-            return
-        slowest, median = max(self.move_times), statistics.median(self.move_times)
-        self.judge.figures.update(
-            moves=len(self.move_times), slowest_move=round(slowest, 4), median_move=round(median, 4)
-        )
-        self.judge.note(
-            f"{len(self.move_times)} moves: median {median * 1000:.1f} ms, "
-            f"slowest {slowest * 1000:.1f} ms"
-        )
+        self.judge.move_times(self.move_times)
 
 
 async def play_game(
@@ -182,7 +165,7 @@ async def play_game(
             position = position.play(rng.choice(list(iter_squares(position.legal_moves()))))
             continue
         if end_with_close_after is not None and moves_made == end_with_close_after:
-            await server.send(Board(position.digits()))
+            # The server stops while the program waits for its next board.
             await wire.close()
             wire.note("the server stops: no W, no G")
             await context.expect_exit("the server closing the connection mid-game")
@@ -216,7 +199,7 @@ async def play_game(
     await server.send(Result(result), flush=False)
     await server.send(GameOver())
     wire.note(f"game over: {position.count(BLACK)}-{position.count(WHITE)}")
-    await _expect_close(server, "G")
+    await context.expect_close(wire, "G")
     await context.expect_exit("G")
     server.figures()
     return server
@@ -232,20 +215,6 @@ def _problem(attempt: MoveAttempt | Garbled, position: Position) -> str | None:
             "section 4)"
         )
     return None
-
-
-async def _expect_close(server: ServerSide, after: str) -> None:
-    """After ``G`` the program should close its end; anything it sends is ignored."""
-    deadline = trio.current_time() + EXIT_WITHIN
-    while True:
-        data = await server.wire.receive(max(deadline - trio.current_time(), 0.0))
-        if data == b"":
-            return
-        if data is None:
-            raise server.judge.fail(
-                f"it did not close its connection within {EXIT_WITHIN:g} s of {after}"
-            )
-        server.judge.warn(f"it sent {data!r} after {after}")
 
 
 # -- the cases -----------------------------------------------------------------------

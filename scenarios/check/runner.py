@@ -40,6 +40,7 @@ class Case:
     play: Callable[[CaseContext], Awaitable[None]]
     deadline: float = 30.0
     name: str = "checker"  # the {name} the program is given
+    seat: str | None = None  # the {seat} (No Tipping)
 
 
 class CaseContext:
@@ -60,12 +61,15 @@ class CaseContext:
 
     @property
     def values(self) -> dict[str, str]:
-        return {
+        values = {
             "host": HOST,
             "port": str(self.port),
             "address": f"{HOST}:{self.port}",
             "name": self.case.name,
         }
+        if self.case.seat is not None:
+            values["seat"] = self.case.seat
+        return values
 
     async def start(self) -> RunningProgram:
         self.running = await self._program.start(self.values, self._logs, self.case.case_id)
@@ -102,6 +106,20 @@ class CaseContext:
         assert self.running is not None
         if not await self.running.wait(within):
             raise self.judge.fail(f"the program did not exit within {within:g} s of {what}")
+
+    async def expect_close(self, wire: Wire, after: str, within: float = EXIT_WITHIN) -> None:
+        """FAIL unless the program closes ``wire`` within ``within`` of ``after``; what it
+        sends meanwhile is a WARN."""
+        deadline = trio.current_time() + within
+        while True:
+            data = await wire.receive(max(deadline - trio.current_time(), 0.0))
+            if data == b"":
+                return
+            if data is None:
+                raise self.judge.fail(
+                    f"it did not close its connection within {within:g} s of {after}"
+                )
+            self.judge.warn(f"it sent {data!r} after {after}")
 
     def transcript(self) -> list[str]:
         lines = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,18 @@ class Judge:
 
     def note(self, message: str) -> None:
         self.notes.append(message)
+
+    def move_times(self, times: list[float]) -> None:
+        """The program's thinking times, in the notes and the figures."""
+        if not times:
+            return
+        slowest, median = max(times), statistics.median(times)
+        self.figures.update(
+            moves=len(times), slowest_move=round(slowest, 4), median_move=round(median, 4)
+        )
+        self.note(
+            f"{len(times)} moves: median {median * 1000:.1f} ms, slowest {slowest * 1000:.1f} ms"
+        )
 
 
 @dataclass

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import trio
 
+from scenarios.check.verdicts import Judge
+
 # The pause between the bytes of a split message: enough for each to leave as
 # its own segment and be read on its own, short enough for a whole game.
 SPLIT_PAUSE = 0.0005
@@ -71,3 +73,26 @@ class Wire:
 
     def tail(self, lines: int = TRANSCRIPT_AROUND) -> list[str]:
         return self.lines[-lines:]
+
+
+class Outbox:
+    """Messages on their way to the program: one write each, or kept to go with the next
+    (``together``), written whole or a byte at a time (``split``)."""
+
+    def __init__(self, wire: Wire, judge: Judge, *, split: bool, together: bool) -> None:
+        self._wire = wire
+        self._judge = judge
+        self._split = split
+        self._together = together
+        self._queued: list[bytes] = []
+
+    async def write(self, *messages: bytes, flush: bool = True) -> None:
+        """Write ``messages`` (kept for the next write when ``together`` and not ``flush``)."""
+        self._queued += messages
+        if not flush and self._together:
+            return
+        data, self._queued = b"".join(self._queued), []
+        try:
+            await self._wire.send(data, split=self._split)
+        except ClientGone:
+            raise self._judge.fail("it closed its connection in the middle of the game") from None

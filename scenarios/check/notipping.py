@@ -1,0 +1,270 @@
+"""``ring check notipping``: the server's side of docs/protocols/notipping.md, case by case.
+
+Every case plays the course server's part against the program, which asks
+for the seat ``{seat}``: it reads the program's messages exactly as ``ring
+serve`` does (``ServerConnection``, section 6), grants the seat, begins the
+game, sends each ``ROUND`` in the style the case tests, and plays the other
+seat itself (a seeded random move that does not tip, while there is one). A
+move that is not allowed, or garbled, is a FAIL in every case: the server
+would answer it with ``INVALID;`` and the loss.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import trio
+
+from ring.sansio import NEED_DATA, Closed
+from scenarios.check.runner import Case, CaseContext
+from scenarios.check.wire import Outbox, Wire
+from services.notipping.protocol import (
+    AddMove,
+    BadJoin,
+    Begin,
+    Denied,
+    Garbled,
+    Granted,
+    Invalid,
+    JoinRequest,
+    Lose,
+    MessageTooLong,
+    RemoveMove,
+    Round,
+    ServerConnection,
+    ServerMessage,
+    Win,
+)
+from services.notipping.rules import REMOVE, Add, Game, InvalidMove, Remove
+
+TIME_BUDGET = 120.0  # section 7: --time-budget's default, all of a player's moves together
+SEED = 2013
+GAME_NUMBER = 1
+JOIN_WAIT = 10.0  # the longest wait for a join, or a join again after DENIED
+
+
+@dataclass(frozen=True)
+class Style:
+    split: bool = False  # every byte its own segment
+    together: bool = False  # GRANTED, BEGIN and the first ROUND in one write; the end too
+    layout: bool = False  # the handout's layout: a line break after every colon
+
+
+def handout_layout(data: bytes) -> bytes:
+    """A message as the handout lays it out: "spacing and line breaks are irrelevant"."""
+    return data.replace(b":", b":\n  ")
+
+
+class ServerSide:
+    """The course server's end of one player's connection, as one case plays it."""
+
+    def __init__(self, context: CaseContext, wire: Wire, style: Style, budget: float) -> None:
+        self.context = context
+        self.judge = context.judge
+        self.wire = wire
+        self.style = style
+        self.budget = budget
+        self.connection = ServerConnection()
+        self.move_times: list[float] = []
+        self.outbox = Outbox(wire, self.judge, split=style.split, together=style.together)
+
+    async def send(self, *messages: ServerMessage, flush: bool = True) -> None:
+        encoded = [self.connection.send(message) for message in messages]
+        if self.style.layout:
+            encoded = [handout_layout(data) for data in encoded]
+        await self.outbox.write(*encoded, flush=flush)
+
+    async def next_event(self, wait: float, waiting_for: str) -> object:
+        while True:
+            event = self.connection.next_event()
+            if event is not NEED_DATA:
+                return event
+            data = await self.wire.receive(wait)
+            if data is None:
+                raise self.judge.fail(f"no {waiting_for} within {wait:g} s")
+            self.connection.receive_data(data)
+
+    async def join(self, seat: int, *, deny_first: bool = False) -> None:
+        """Read the JOINREQUEST (again after a DENIED, with ``deny_first``) and grant it."""
+        denied = False
+        while True:
+            event = await self.next_event(min(JOIN_WAIT, self.budget), "JOINREQUEST")
+            if isinstance(event, Closed):
+                if denied:
+                    # Allowed: it was told the seat is taken (it could ask for the other).
+                    self.judge.note("it gave up after DENIED, closing its connection")
+                    raise _GaveUp
+                raise self.judge.fail("it closed its connection before asking for a seat")
+            if isinstance(event, BadJoin):
+                raise self.judge.fail(
+                    f"its JOINREQUEST would be DENIED (section 3): {event.reason}"
+                )
+            if not isinstance(event, JoinRequest):
+                raise self.judge.fail(f"its first message is not a JOINREQUEST: {event!r}")
+            if deny_first and not denied:
+                denied = True
+                await self.send(Denied())
+                continue
+            if not denied and str(event.player) != str(seat):
+                self.judge.warn(f"it asked for seat {event.player}, not the {{seat}} {seat}")
+            self.seat = event.player
+            if event.handle != self.context.case.name:
+                self.judge.warn(f"its handle is {event.handle!r}, not the {{name}} given")
+            await self.send(Granted(), flush=False)
+            return
+
+    async def move(self, game: Game) -> AddMove | RemoveMove:
+        """The program's answer to the ROUND just sent; FAIL if it is not allowed."""
+        began = trio.current_time()
+        left = self.budget - sum(self.move_times)
+        awaited = f"answer to ROUND {_round_name(game)} (the time budget, section 7)"
+        event = await self.next_event(max(left, 0.0), awaited)
+        self.move_times.append(trio.current_time() - began)
+        if isinstance(event, Closed):
+            raise self.judge.fail(f"it closed its connection at its turn ({_round_name(game)})")
+        if isinstance(event, MessageTooLong):
+            raise self.judge.fail(f"it sent a message over {event.limit} bytes (section 7)")
+        if isinstance(event, Garbled):
+            raise self.judge.fail(f"it sent {event.text!r}: {event.reason} (section 6)")
+        if not isinstance(event, AddMove | RemoveMove):
+            raise self.judge.fail(f"it sent {event!r} at its turn; a move was due")
+        move = (
+            Add(event.weight, event.position)
+            if isinstance(event, AddMove)
+            else Remove(event.position)
+        )
+        try:
+            game.check(move)
+        except InvalidMove as exc:
+            raise self.judge.fail(
+                f"{_wire(event)} at ROUND {_round_name(game)} is not allowed: {exc} "
+                "(section 5; the server answers INVALID; and the loss)"
+            ) from None
+        return event
+
+
+class _GaveUp(Exception):
+    """The program closed its connection after DENIED: it must exit, and then passes."""
+
+
+def _round_name(game: Game) -> str:
+    return f"{game.round}.{game.to_move}"
+
+
+def _wire(move: AddMove | RemoveMove) -> str:
+    if isinstance(move, AddMove):
+        return f"ADD:{move.weight}:{move.position};"
+    return f"REMOVE:{move.position};"
+
+
+def round_for(game: Game, seat: int) -> Round:
+    if game.phase == REMOVE:
+        return Round(game.round, seat, REMOVE, None, None, game.weights)
+    mine, theirs = sorted(game.hands[seat]), sorted(game.hands[1 - seat])
+    return Round(game.round, seat, "ADD", tuple(mine), tuple(theirs), game.weights)
+
+
+def our_move(game: Game, rng: random.Random, *, tip: bool = False) -> Add | Remove:
+    """A random move that does not tip (``tip``: one that does, if any)."""
+    moves = game.legal_moves()
+    wanted = [m for m in moves if game.tips_after(m) == tip]
+    return rng.choice(wanted or moves)
+
+
+async def play_game(
+    context: CaseContext,
+    *,
+    seat: int = 0,
+    style: Style = Style(),
+    budget: float = TIME_BUDGET,
+    deny_first: bool = False,
+    we_tip: bool = False,
+    invalid_after: int | None = None,
+    close_after: int | None = None,
+    need_remove: bool = False,
+) -> ServerSide:
+    wire = await context.accept()
+    server = ServerSide(context, wire, style, budget)
+    try:
+        await server.join(seat, deny_first=deny_first)
+    except _GaveUp:
+        await context.expect_exit("DENIED")
+        return server
+    seat = server.seat
+    game = Game.start()
+    rng = random.Random(SEED)
+    await server.send(Begin(GAME_NUMBER, game.max_weight), flush=False)
+    theirs_made = removes = 0
+    while not game.over:
+        if game.to_move != seat:
+            game = game.play(our_move(game, rng, tip=we_tip))
+            continue
+        if close_after is not None and theirs_made == close_after:
+            # The server stops while the program waits for its next ROUND.
+            await wire.close()
+            wire.note("the server stops: no WIN, no LOSE")
+            await context.expect_exit("the server closing the connection mid-game")
+            context.judge.move_times(server.move_times)
+            return server
+        await server.send(round_for(game, seat))
+        event = await server.move(game)
+        if invalid_after is not None and theirs_made == invalid_after:
+            # The server's clock says the answer came after the budget was spent.
+            wire.note("the server: its time budget is spent")
+            await server.send(Invalid(), flush=False)
+            await server.send(Lose())
+            await context.expect_close(wire, "INVALID; LOSE;")
+            await context.expect_exit("INVALID; LOSE;")
+            return server
+        removes += isinstance(event, RemoveMove)
+        game = game.play(Add(event.weight, event.position) if isinstance(event, AddMove)
+                         else Remove(event.position))  # fmt: skip
+        theirs_made += 1
+    if need_remove and removes == 0:
+        raise context.judge.fail("the game ended before the REMOVE phase; the case needs it")
+    ending = Win() if game.winner == seat else Lose()
+    await server.send(ending)
+    wire.note(f"the board tipped after {game.moves_made} moves")
+    await context.expect_close(wire, "WIN;" if isinstance(ending, Win) else "LOSE;")
+    await context.expect_exit("the end of the game")
+    context.judge.move_times(server.move_times)
+    return server
+
+
+def cases(move_limit: float = TIME_BUDGET) -> list[Case]:
+    """Every No Tipping case; ``move_limit`` is the player's time budget (section 7)."""
+
+    def game(seat: int = 0, **options: object) -> Callable[[CaseContext], Awaitable[None]]:
+        async def play(context: CaseContext) -> None:
+            await play_game(context, seat=seat, budget=move_limit, **options)  # type: ignore[arg-type]
+
+        return play
+
+    deadline = move_limit + 30.0
+
+    def case(case_id: str, title: str, section: str, seat: int = 0, **options: object) -> Case:
+        return Case(case_id, title, f"notipping.md {section}", game(seat, **options), deadline,
+                    seat=str(seat))  # fmt: skip
+
+    return [
+        case("notipping.game.seat0", "a whole game from seat 0, every move allowed", "5"),
+        case("notipping.game.seat1", "a whole game from seat 1, every move allowed", "5", 1),
+        case("notipping.framing.split", "every server message split into one-byte segments",
+             "2", style=Style(split=True)),
+        case("notipping.framing.together", "GRANTED, BEGIN and the first ROUND in one segment",
+             "2", style=Style(together=True)),
+        case("notipping.framing.layout", "the handout's layout: line breaks inside messages",
+             "2", style=Style(layout=True)),
+        case("notipping.denied", "DENIED first: ask again, then play", "5.2", deny_first=True),
+        case("notipping.remove", "the REMOVE phase: both ROUND forms, any block removed",
+             "5.7", need_remove=True),
+        case("notipping.end.win", "the opponent tips the board: WIN;", "5.9", we_tip=True),
+        case("notipping.end.invalid", "INVALID; then LOSE; (the time budget spent)", "5.11",
+             invalid_after=2),
+        case("notipping.end.server-closes", "the server closes mid-game, without WIN or LOSE",
+             "1", close_after=3),
+        case("notipping.time", f"every move within the time budget ({move_limit:g} s in all)",
+             "7"),
+    ]  # fmt: skip

@@ -1,0 +1,129 @@
+"""Every case of every game against real programs: our bot and a correct student client
+pass all; each broken client fails the case that is there to catch its bug."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import trio
+
+from scenarios import processes
+from scenarios.check import notipping, reversi
+from scenarios.check.runner import Case, run_cases
+from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.programs import Program
+
+pytestmark = pytest.mark.scenario
+
+HERE = Path(__file__).parent
+MOVE_LIMIT = 1.0  # so that a program that missed a message fails in a second
+
+
+@dataclass(frozen=True)
+class Game:
+    cases: list[Case]
+    student: tuple[str, ...]  # the broken client's command, without --bug
+    bot: tuple[str, ...]
+    caught: dict[str, tuple[str, str]]  # case id -> (the bug it catches, what its reason says)
+
+
+GAMES = {
+    "reversi": Game(
+        reversi.cases(MOVE_LIMIT),
+        (sys.executable, str(HERE / "broken_reversi.py"), "{host}", "{port}", "{name}"),
+        ("bot", "reversi", "--server", "{address}", "--name", "{name}", "--level", "greedy"),
+        {
+            "reversi.game.black": ("swap-xy", "an illegal move"),
+            "reversi.game.white": ("swap-xy", "an illegal move"),
+            "reversi.framing.split": ("one-recv", ""),
+            "reversi.framing.together": ("one-recv", "no move within"),
+            "reversi.framing.bare": ("needs-newline", "no move within"),
+            "reversi.pass": ("no-pass", "no move within"),
+            "reversi.board-again": ("repeat", "it repeated"),
+            "reversi.end.empty": ("expects-full", "did not close its connection"),
+            "reversi.end.draw": ("no-draw", "did not close its connection"),
+            "reversi.end.server-closes": ("hang-on-close", "did not exit"),
+            "reversi.time": ("slow", "no move within 1 s"),
+        },
+    ),
+    "notipping": Game(
+        notipping.cases(MOVE_LIMIT),
+        (
+            sys.executable,
+            str(HERE / "broken_notipping.py"),
+            "{host}",
+            "{port}",
+            "{name}",
+            "{seat}",
+        ),
+        (
+            "bot",
+            "notipping",
+            "--server",
+            "{address}",
+            "--name",
+            "{name}",
+            "--seat",
+            "{seat}",
+            "--level",
+            "greedy",
+        ),
+        {
+            "notipping.game.seat0": ("swap-add", "is not allowed"),
+            "notipping.game.seat1": ("swap-add", "is not allowed"),
+            "notipping.framing.split": ("one-recv", "no answer to ROUND"),
+            "notipping.framing.together": ("one-recv", "no answer to ROUND"),
+            "notipping.framing.layout": ("by-line", ""),
+            "notipping.denied": ("hang-denied", "no JOINREQUEST"),
+            "notipping.remove": ("add-only", "ADD in the remove phase"),
+            "notipping.end.win": ("win-waits", "did not close its connection"),
+            "notipping.end.invalid": ("ignore-invalid", "did not close its connection"),
+            "notipping.end.server-closes": ("hang-on-close", "did not exit"),
+            "notipping.time": ("slow", "no answer to ROUND"),
+        },
+    ),
+}
+
+
+def check(cases: list[Case], program: Program, tmp_path: Path) -> list[CaseResult]:
+    return trio.run(lambda: run_cases(cases, program, tmp_path, jobs=4))
+
+
+def not_passed(results: list[CaseResult]) -> list[tuple[str, Verdict, str]]:
+    return [(r.case_id, r.verdict, r.reason) for r in results if r.verdict is not Verdict.PASS]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_case_is_paired_with_the_bug_it_catches(game: str) -> None:
+    assert sorted(GAMES[game].caught) == sorted(case.case_id for case in GAMES[game].cases)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_our_bot_passes_every_case(game: str, tmp_path: Path) -> None:
+    bot = Program((*processes.ring_command(), *GAMES[game].bot))
+    assert not_passed(check(GAMES[game].cases, bot, tmp_path)) == []
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_correct_student_client_passes_every_case(game: str, tmp_path: Path) -> None:
+    results = check(GAMES[game].cases, Program(GAMES[game].student), tmp_path)
+    assert not_passed(results) == []
+    timed = next(r for r in results if r.case_id.endswith(".time"))
+    assert timed.figures["moves"] > 5 and timed.figures["slowest_move"] < MOVE_LIMIT
+
+
+CAUGHT = [(game, case_id) for game in sorted(GAMES) for case_id in sorted(GAMES[game].caught)]
+
+
+@pytest.mark.parametrize(("game", "case_id"), CAUGHT)
+def test_each_case_catches_its_broken_client(game: str, case_id: str, tmp_path: Path) -> None:
+    bug, says = GAMES[game].caught[case_id]
+    program = Program((*GAMES[game].student, "--bug", bug))
+    [case] = [case for case in GAMES[game].cases if case.case_id == case_id]
+    [result] = check([case], program, tmp_path)
+    assert result.verdict is Verdict.FAIL, (bug, result.reason)
+    assert says in result.reason, result.reason
+    assert result.transcript or result.stdout  # a FAIL shows what happened
