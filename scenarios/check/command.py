@@ -13,6 +13,7 @@ from ring.registry import Command
 
 # Each game's cases, imported only when that game is checked.
 GAMES: dict[str, str] = {
+    "fishnet": "scenarios.check.fishnet",
     "notipping": "scenarios.check.notipping",
     "reversi": "scenarios.check.reversi",
 }

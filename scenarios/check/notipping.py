@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import trio
 
-from ring.sansio import NEED_DATA, Closed
+from ring.sansio import Closed
 from scenarios.check.runner import Case, CaseContext
-from scenarios.check.wire import Outbox, Wire
+from scenarios.check.wire import Outbox, Wire, read_event
 from services.notipping.protocol import (
     AddMove,
     BadJoin,
@@ -77,14 +77,7 @@ class ServerSide:
         await self.outbox.write(*encoded, flush=flush)
 
     async def next_event(self, wait: float, waiting_for: str) -> object:
-        while True:
-            event = self.connection.next_event()
-            if event is not NEED_DATA:
-                return event
-            data = await self.wire.receive(wait)
-            if data is None:
-                raise self.judge.fail(f"no {waiting_for} within {wait:g} s")
-            self.connection.receive_data(data)
+        return await read_event(self.wire, self.connection, self.judge, wait, waiting_for)
 
     async def join(self, seat: int, *, deny_first: bool = False) -> None:
         """Read the JOINREQUEST (again after a DENIED, with ``deny_first``) and grant it."""

@@ -16,7 +16,7 @@ OUTPUT_LINES = 8
 
 def case_line(result: CaseResult) -> str:
     """The line printed as a case ends: verdict, id, time, and why (unless it passed)."""
-    line = f"{result.verdict.value:<4}  {result.case_id:<28} {result.seconds:6.2f} s"
+    line = f"{result.verdict.value:<5} {result.case_id:<28} {result.seconds:6.2f} s"
     if result.verdict is not Verdict.PASS:
         line += f"  {result.reason}"
     return line
@@ -40,11 +40,12 @@ def details(result: CaseResult) -> list[str]:
 
 def summary(game: str, results: Sequence[CaseResult], command: str) -> list[str]:
     counts = Counter(result.verdict for result in results)
-    lines = [
-        "",
-        f"{game}: {len(results)} cases against {command}",
-        f"  {counts[Verdict.PASS]} PASS, {counts[Verdict.WARN]} WARN, {counts[Verdict.FAIL]} FAIL",
-    ]
+    line = (
+        f"  {counts[Verdict.PASS]} PASS, {counts[Verdict.WARN]} WARN, {counts[Verdict.FAIL]} FAIL"
+    )
+    if counts[Verdict.ERROR]:
+        line += f", {counts[Verdict.ERROR]} ERROR (the checker's own failures)"
+    lines = ["", f"{game}: {len(results)} cases against {command}", line]
     for result in results:
         if result.notes:
             lines.append(f"  {result.case_id}: {'; '.join(result.notes)}")
@@ -52,8 +53,11 @@ def summary(game: str, results: Sequence[CaseResult], command: str) -> list[str]
 
 
 def exit_status(results: Sequence[CaseResult]) -> int:
-    """0 only when no case FAILed (WARN passes, as h2spec's and Autobahn's "non-strict")."""
-    return 1 if any(result.verdict is Verdict.FAIL for result in results) else 0
+    """0 only when no case FAILed (WARN passes, as h2spec's and Autobahn's "non-strict");
+    3 when the checker itself failed (ERROR) and nothing FAILed."""
+    if any(result.verdict is Verdict.FAIL for result in results):
+        return 1
+    return 3 if any(result.verdict is Verdict.ERROR for result in results) else 0
 
 
 def write_json(path: Path, game: str, command: str, results: Sequence[CaseResult]) -> None:
@@ -69,12 +73,13 @@ def write_json(path: Path, game: str, command: str, results: Sequence[CaseResult
 def write_junit(path: Path, game: str, results: Sequence[CaseResult]) -> None:
     """JUnit XML, one testcase a case, as CI systems read it; a WARN passes with its reason."""
     failures = sum(result.verdict is Verdict.FAIL for result in results)
+    errors = sum(result.verdict is Verdict.ERROR for result in results)
     suite = ET.Element(
         "testsuite",
         name=f"ring check {game}",
         tests=str(len(results)),
         failures=str(failures),
-        errors="0",
+        errors=str(errors),
         time=f"{sum(result.seconds for result in results):.3f}",
     )
     for result in results:
@@ -88,13 +93,16 @@ def write_junit(path: Path, game: str, results: Sequence[CaseResult]) -> None:
         if result.verdict is Verdict.FAIL:
             failure = ET.SubElement(case, "failure", message=result.reason, type="FAIL")
             failure.text = "\n".join(details(result))
+        elif result.verdict is Verdict.ERROR:
+            ET.SubElement(case, "error", message=result.reason, type="ERROR")
         output = [f"{result.verdict.value}: {result.reason}", *result.notes]
         ET.SubElement(case, "system-out").text = "\n".join(output)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def write_gradescope(path: Path, results: Sequence[CaseResult]) -> None:
-    """Gradescope's results.json: a test a case, full marks unless it FAILed."""
+    """Gradescope's results.json: a test a case, full marks unless it FAILed (an ERROR is
+    the checker's failure, never taken out of a student's score)."""
     tests = []
     for result in results:
         score = 0.0 if result.verdict is Verdict.FAIL else 1.0

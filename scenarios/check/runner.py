@@ -107,9 +107,11 @@ class CaseContext:
         if not await self.running.wait(within):
             raise self.judge.fail(f"the program did not exit within {within:g} s of {what}")
 
-    async def expect_close(self, wire: Wire, after: str, within: float = EXIT_WITHIN) -> None:
+    async def expect_close(
+        self, wire: Wire, after: str, within: float = EXIT_WITHIN, allowed: bytes = b""
+    ) -> None:
         """FAIL unless the program closes ``wire`` within ``within`` of ``after``; what it
-        sends meanwhile is a WARN."""
+        sends meanwhile is a WARN, but for lines that are all ``allowed`` (a goodbye)."""
         deadline = trio.current_time() + within
         while True:
             data = await wire.receive(max(deadline - trio.current_time(), 0.0))
@@ -119,7 +121,8 @@ class CaseContext:
                 raise self.judge.fail(
                     f"it did not close its connection within {within:g} s of {after}"
                 )
-            self.judge.warn(f"it sent {data!r} after {after}")
+            if not allowed or any(line.strip() not in (allowed, b"") for line in data.split(b"\n")):
+                self.judge.warn(f"it sent {data!r} after {after}")
 
     def transcript(self) -> list[str]:
         lines = []
@@ -146,6 +149,9 @@ async def run_case(case: Case, program: Program, logs: Path) -> CaseResult:
         verdict, reason = Verdict.FAIL, f"the case did not finish within {case.deadline:g} s"
     except ProgramError as exc:
         verdict, reason = Verdict.FAIL, str(exc)
+    except Exception as exc:  # our bug: said as ours, never as the program's
+        verdict = Verdict.ERROR
+        reason = f"the checker itself failed ({type(exc).__name__}: {exc}); please report it"
     finally:
         with trio.CancelScope(shield=True):
             for wire in context.wires:

@@ -12,10 +12,11 @@ class Verdict(enum.Enum):
     PASS = "PASS"
     WARN = "WARN"  # legal, but fragile: our servers put up with it, others may not
     FAIL = "FAIL"  # a rule of the handout or of WIRE.md broken
+    ERROR = "ERROR"  # the checker itself failed: not the program's fault
 
     @property
     def rank(self) -> int:
-        return {Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2}[self]
+        return {Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2, Verdict.ERROR: 3}[self]
 
 
 class CaseFailed(Exception):

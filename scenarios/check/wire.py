@@ -9,8 +9,11 @@ server that writes in pieces delivers it.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import trio
 
+from ring.sansio import NEED_DATA
 from scenarios.check.verdicts import Judge
 
 # The pause between the bytes of a split message: enough for each to leave as
@@ -96,3 +99,25 @@ class Outbox:
             await self._wire.send(data, split=self._split)
         except ClientGone:
             raise self._judge.fail("it closed its connection in the middle of the game") from None
+
+
+class SansIOReader(Protocol):
+    """The server end of a game's sans-IO protocol, as the cases read through it."""
+
+    def receive_data(self, data: bytes) -> None: ...
+
+    def next_event(self) -> object: ...
+
+
+async def read_event(
+    wire: Wire, reader: SansIOReader, judge: Judge, wait: float, waiting_for: str
+) -> object:
+    """The program's next event as the server reads it; FAIL after ``wait`` without one."""
+    while True:
+        event = reader.next_event()
+        if event is not NEED_DATA:
+            return event
+        data = await wire.receive(wait)
+        if data is None:
+            raise judge.fail(f"no {waiting_for} within {wait:g} s")
+        reader.receive_data(data)

@@ -11,7 +11,7 @@ import pytest
 import trio
 
 from scenarios import processes
-from scenarios.check import notipping, reversi
+from scenarios.check import fishnet, notipping, reversi
 from scenarios.check.runner import Case, run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
 from scenarios.programs import Program
@@ -31,6 +31,34 @@ class Game:
 
 
 GAMES = {
+    "fishnet": Game(
+        fishnet.cases(MOVE_LIMIT),
+        (sys.executable, str(HERE / "broken_fishnet.py"), "{host}", "{port}", "{name}"),
+        (
+            "bot",
+            "fishnet",
+            "--server",
+            "{address}",
+            "--name",
+            "{name}",
+            "--opponent",
+            "spot",
+            "--level",
+            "bob",
+        ),
+        {
+            "fishnet.game.first": ("asks-back", "rank_not_held"),
+            "fishnet.game.second": ("asks-back", "rank_not_held"),
+            "fishnet.framing.split": ("one-recv", ""),
+            "fishnet.framing.together": ("one-recv", ""),
+            "fishnet.deal-book": ("deal-book", "closed its connection"),
+            "fishnet.fished-the-rank": ("one-turn", "no answer to yourturn within 1 s"),
+            "fishnet.opponent-passes": ("no-pass", "closed its connection"),
+            "fishnet.end.tie": ("no-tie", "did not close its connection"),
+            "fishnet.end.server-closes": ("hang-on-close", "did not exit"),
+            "fishnet.time": ("slow", "no answer to yourturn within 1 s"),
+        },
+    ),
     "reversi": Game(
         reversi.cases(MOVE_LIMIT),
         (sys.executable, str(HERE / "broken_reversi.py"), "{host}", "{port}", "{name}"),
