@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import trio
 
 from ring.sansio import Closed, Invalid
-from scenarios.check.runner import Case, CaseContext
+from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.wire import Outbox, Wire, read_event
 from services.fishnet.protocol import (
     Error,
@@ -223,7 +223,7 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     def case(case_id: str, title: str, section: str, **options: object) -> Case:
         return Case(case_id, title, f"fishnet.md {section}", game(**options), deadline)
 
-    return [
+    return exits_as_fast_as_it_moves([
         case("fishnet.game.first", "a whole game, moving first: every request for a rank held",
              "The game", first=CLIENT),
         case("fishnet.game.second", "a whole game, moving second", "The game", first=OPPONENT),
@@ -242,4 +242,4 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
         case("fishnet.end.server-closes", "the server closes mid-game, without a result",
              "Errors", close_after=3),
         case("fishnet.time", f"every answer to yourturn within {move_limit:g} s", "Limits"),
-    ]  # fmt: skip
+    ], move_limit)  # fmt: skip

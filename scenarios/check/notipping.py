@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import trio
 
 from ring.sansio import Closed
-from scenarios.check.runner import Case, CaseContext
+from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.wire import Outbox, Wire, read_event
 from services.notipping.protocol import (
     AddMove,
@@ -241,7 +241,7 @@ def cases(move_limit: float = TIME_BUDGET) -> list[Case]:
         return Case(case_id, title, f"notipping.md {section}", game(seat, **options), deadline,
                     seat=str(seat))  # fmt: skip
 
-    return [
+    return exits_as_fast_as_it_moves([
         case("notipping.game.seat0", "a whole game from seat 0, every move allowed", "5"),
         case("notipping.game.seat1", "a whole game from seat 1, every move allowed", "5", 1),
         case("notipping.framing.split", "every server message split into one-byte segments",
@@ -260,4 +260,4 @@ def cases(move_limit: float = TIME_BUDGET) -> list[Case]:
              "1", close_after=3),
         case("notipping.time", f"every move within the time budget ({move_limit:g} s in all)",
              "7"),
-    ]  # fmt: skip
+    ], move_limit)  # fmt: skip

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import trio
 
-from scenarios.check.runner import Case, CaseContext
+from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.verdicts import Judge
 from scenarios.check.wire import Outbox, Wire
 from services.reversi.protocol import (
@@ -241,7 +241,7 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     _board_again, _server_closes = game(board_again=True), game(end_with_close_after=3)
     _time = game()  # a move past the limit fails in ServerSide.attempt; figures in the notes
     deadline = move_limit + 30.0
-    return [
+    return exits_as_fast_as_it_moves([
         Case("reversi.game.black", "a whole game as Black, every move legal", "reversi.md 5",
              _black, deadline),
         Case("reversi.game.white", "a whole game as White, every move legal", "reversi.md 5",
@@ -263,4 +263,4 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
              "reversi.md 5.10", _server_closes, deadline),
         Case("reversi.time", f"every move within the move time ({move_limit:g} s)",
              "reversi.md 5.5", _time, deadline),
-    ]  # fmt: skip
+    ], move_limit)  # fmt: skip

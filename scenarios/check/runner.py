@@ -11,6 +11,7 @@ be started; in WARN when it finished with warnings; else in PASS.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,14 @@ class Case:
     deadline: float = 30.0
     name: str = "checker"  # the {name} the program is given
     seat: str | None = None  # the {seat} (No Tipping)
+    exit_within: float = EXIT_WITHIN  # how long the program has to close and exit at the end
+
+
+def exits_as_fast_as_it_moves(cases: list[Case], move_limit: float) -> list[Case]:
+    """``cases`` giving the program as long to exit as to move, and never over
+    EXIT_WITHIN (a short --move-time, as in our tests, shortens every wait)."""
+    within = min(EXIT_WITHIN, move_limit)
+    return [dataclasses.replace(case, exit_within=within) for case in cases]
 
 
 class CaseContext:
@@ -101,17 +110,17 @@ class CaseContext:
             raise self.judge.fail(f"the program {running.describe_exit()} before it connected")
         raise self.judge.fail(f"the program did not connect within {timeout:g} s")
 
-    async def expect_exit(self, what: str, within: float = EXIT_WITHIN) -> None:
-        """FAIL unless the program exits within ``within`` of ``what`` (the end it saw)."""
+    async def expect_exit(self, what: str) -> None:
+        """FAIL unless the program exits within the case's ``exit_within`` of ``what``."""
         assert self.running is not None
+        within = self.case.exit_within
         if not await self.running.wait(within):
             raise self.judge.fail(f"the program did not exit within {within:g} s of {what}")
 
-    async def expect_close(
-        self, wire: Wire, after: str, within: float = EXIT_WITHIN, allowed: bytes = b""
-    ) -> None:
-        """FAIL unless the program closes ``wire`` within ``within`` of ``after``; what it
-        sends meanwhile is a WARN, but for lines that are all ``allowed`` (a goodbye)."""
+    async def expect_close(self, wire: Wire, after: str, allowed: bytes = b"") -> None:
+        """FAIL unless the program closes ``wire`` within the case's ``exit_within`` of
+        ``after``; what it sends meanwhile is a WARN, but for lines all ``allowed`` (a goodbye)."""
+        within = self.case.exit_within
         deadline = trio.current_time() + within
         while True:
             data = await wire.receive(max(deadline - trio.current_time(), 0.0))
