@@ -19,6 +19,11 @@ GAMES: dict[str, str] = {
 }
 
 
+# Where --manual listens unless --port says otherwise: each server's own default port,
+# the one a student's program with a built-in address most likely dials.
+MANUAL_PORTS = {"fishnet": 1530, "notipping": 10987, "reversi": 5410}
+
+
 def _options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--case", action="append", metavar="ID", help="run only this case "
                        "(repeatable; a prefix such as reversi.framing runs a group)")  # fmt: skip
@@ -30,6 +35,10 @@ def _options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--junit", type=Path, metavar="FILE", help="JUnit XML, for CI")
     check.add_argument("--gradescope", type=Path, metavar="FILE",
                        help="Gradescope's results.json")  # fmt: skip
+    check.add_argument("--manual", action="store_true", help="no COMMAND: you start your "
+                       "program by hand for each case, when told, on one fixed port")  # fmt: skip
+    check.add_argument("--port", type=int, metavar="PORT", help="with --manual: the port to "
+                       "listen on (default: the game server's own)")  # fmt: skip
     check.add_argument("--keep", type=Path, metavar="DIR", help="keep each case's program "
                        "output in DIR (default: a temporary folder, removed)")  # fmt: skip
 
@@ -67,6 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     import trio
 
     from scenarios.check import report
+    from scenarios.check.manual import ManualProgram
     from scenarios.check.runner import run_cases
     from scenarios.programs import Program, ProgramError
 
@@ -84,11 +94,18 @@ def _run(args: argparse.Namespace) -> int:
         for case in cases:
             print(f"{case.case_id:<28} {case.section:<16} {case.title}")
         return 0
-    try:
-        program = Program(tuple(argv))
-    except ProgramError as exc:
-        print(f"ring check: {exc}", file=sys.stderr)
-        return 2
+    program: Program | ManualProgram
+    if args.manual:
+        if argv:
+            print("ring check: --manual takes no COMMAND: you start it", file=sys.stderr)
+            return 2
+        program = ManualProgram(args.port or MANUAL_PORTS[args.game], announce=_announce)
+    else:
+        try:
+            program = Program(tuple(argv))
+        except ProgramError as exc:
+            print(f"ring check: {exc}", file=sys.stderr)
+            return 2
 
     def show(result) -> None:  # type: ignore[no-untyped-def]
         print(report.case_line(result), flush=True)
@@ -107,6 +124,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.gradescope:
         report.write_gradescope(args.gradescope, results)
     return report.exit_status(results)
+
+
+def _announce(text: str) -> None:
+    print(f">>> {text}", flush=True)
 
 
 COMMAND = Command(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import trio
 
+from scenarios.check.manual import ManualProgram, ManualRun
 from scenarios.check.verdicts import CaseFailed, CaseResult, Judge, Verdict
 from scenarios.check.wire import Wire
 from scenarios.programs import Program, ProgramError, RunningProgram
@@ -56,7 +57,11 @@ class CaseContext:
     """What a case plays with: the program, its connection(s), the judge."""
 
     def __init__(
-        self, case: Case, program: Program, logs: Path, listener: trio.SocketListener
+        self,
+        case: Case,
+        program: Program | ManualProgram,
+        logs: Path,
+        listener: trio.SocketListener,
     ) -> None:
         self.case = case
         self.judge = Judge()
@@ -65,7 +70,7 @@ class CaseContext:
         self._listener = listener
         self.port = listener.socket.getsockname()[1]
         self.started = trio.current_time()
-        self.running: RunningProgram | None = None
+        self.running: RunningProgram | ManualRun | None = None
         self.wires: list[Wire] = []
 
     @property
@@ -80,7 +85,7 @@ class CaseContext:
             values["seat"] = self.case.seat
         return values
 
-    async def start(self) -> RunningProgram:
+    async def start(self) -> RunningProgram | ManualRun:
         self.running = await self._program.start(self.values, self._logs, self.case.case_id)
         return self.running
 
@@ -96,11 +101,13 @@ class CaseContext:
                 nursery.cancel_scope.cancel()
 
             async def watch_exit() -> None:
+                assert running.process is not None
                 await running.process.wait()
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(take)
-            nursery.start_soon(watch_exit)
+            if running.process is not None:  # None: started by hand (scenarios.check.manual)
+                nursery.start_soon(watch_exit)
             nursery.cancel_scope.deadline = trio.current_time() + timeout
         if accepted:
             wire = Wire(accepted[0], self.started)
@@ -142,10 +149,11 @@ class CaseContext:
         return lines
 
 
-async def run_case(case: Case, program: Program, logs: Path) -> CaseResult:
+async def run_case(case: Case, program: Program | ManualProgram, logs: Path) -> CaseResult:
     """One case, start to finish; the program is stopped whatever happens."""
     began = time.monotonic()
-    listener = (await trio.open_tcp_listeners(0, host=HOST))[0]
+    port = program.port if isinstance(program, ManualProgram) else 0
+    listener = (await trio.open_tcp_listeners(port, host=HOST))[0]
     context = CaseContext(case, program, logs, listener)
     verdict, reason = Verdict.PASS, "as the protocol says"
     try:
@@ -188,13 +196,14 @@ async def run_case(case: Case, program: Program, logs: Path) -> CaseResult:
 
 async def run_cases(
     cases: Sequence[Case],
-    program: Program,
+    program: Program | ManualProgram,
     logs: Path,
     *,
     jobs: int = 4,
     on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
-    """Every case, ``jobs`` at a time; results in the cases' order."""
+    """Every case, ``jobs`` at a time (one by one for a program started by hand); results in
+    the cases' order."""
     results: dict[str, CaseResult] = {}
     limiter = trio.CapacityLimiter(max(1, jobs))
 
@@ -205,7 +214,11 @@ async def run_cases(
         if on_result is not None:
             on_result(result)
 
-    async with trio.open_nursery() as nursery:
+    if isinstance(program, ManualProgram):  # a person starts each run: in order, one by one
         for case in cases:
-            nursery.start_soon(one, case)
+            await one(case)
+    else:
+        async with trio.open_nursery() as nursery:
+            for case in cases:
+                nursery.start_soon(one, case)
     return [results[case.case_id] for case in cases]

@@ -53,3 +53,41 @@ def test_a_missing_program_fails_each_case_in_one_line(tmp_path: Path) -> None:
     assert "FAIL  reversi.game.black" in done.stdout
     assert "cannot run './no-such-client': no such program" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_manual_mode_tells_when_to_start_and_checks_the_wire(tmp_path: Path) -> None:
+    """--manual: one fixed port, cases one by one, each announced; the student starts its
+    program (here: the announcement starts it, as a student at the keyboard would)."""
+    import socket
+
+    import trio
+
+    from scenarios.check import reversi
+    from scenarios.check.manual import ManualProgram
+    from scenarios.check.runner import run_cases
+    from scenarios.check.verdicts import Verdict
+
+    with socket.socket() as probe:  # a free port, as a student would pick one
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    told: list[str] = []
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start_it(text: str) -> None:
+        told.append(text)
+        command = [sys.executable, str(BROKEN), "127.0.0.1", str(port), "checker"]
+        started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+
+    wanted = ("reversi.game.black", "reversi.end.draw")
+    cases = [case for case in reversi.cases(1.0) if case.case_id in wanted]
+    try:
+        results = trio.run(lambda: run_cases(cases, ManualProgram(port, start_it), tmp_path))
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+    assert [(r.case_id, r.verdict) for r in results] == [(c, Verdict.PASS) for c in wanted]
+    assert told == [
+        f"{case}: start your program now: it connects to 127.0.0.1:{port} (name checker)"
+        for case in wanted
+    ]
