@@ -50,8 +50,9 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
     # Everything after GAME: more options, then -- and the program (argparse's own
     # "--" handling under a subcommand drops the program).
     check.add_argument("rest", nargs=argparse.REMAINDER, metavar="-- COMMAND ...",
-                       help="the program and its arguments; {host}, {port}, {address} and "
-                       "{name} in them are replaced")  # fmt: skip
+                       help="the program and its arguments; {host}, {port}, {address}, "
+                       "{name} and {seat} (No Tipping) in them are replaced, e.g. -- "
+                       "java -jar client.jar {host} {port} {name}")  # fmt: skip
 
 
 def _split_rest(args: argparse.Namespace) -> list[str]:
