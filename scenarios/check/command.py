@@ -15,13 +15,14 @@ from ring.registry import Command
 GAMES: dict[str, str] = {
     "fishnet": "scenarios.check.fishnet",
     "notipping": "scenarios.check.notipping",
+    "oldmaid": "scenarios.check.oldmaid",
     "reversi": "scenarios.check.reversi",
 }
 
 
 # Where --manual listens unless --port says otherwise: each server's own default port,
 # the one a student's program with a built-in address most likely dials.
-MANUAL_PORTS = {"fishnet": 1530, "notipping": 10987, "reversi": 5410}
+MANUAL_PORTS = {"fishnet": 1530, "notipping": 10987, "oldmaid": 9898, "reversi": 5410}
 
 
 def _options(check: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +44,9 @@ class Case:
     name: str = "checker"  # the {name} the program is given
     seat: str | None = None  # the {seat} (No Tipping)
     exit_within: float = EXIT_WITHIN  # how long the program has to close and exit at the end
+    # The case starts the program itself (context.start with its own values), once the
+    # servers it needs are up: the Old Maid table and peers.
+    starts_itself: bool = False
 
 
 def exits_as_fast_as_it_moves(cases: list[Case], move_limit: float) -> list[Case]:
@@ -71,6 +74,7 @@ class CaseContext:
         self.port = listener.socket.getsockname()[1]
         self.started = trio.current_time()
         self.running: RunningProgram | ManualRun | None = None
+        self._values: dict[str, str] = {}
         self.wires: list[Wire] = []
 
     @property
@@ -83,9 +87,11 @@ class CaseContext:
         }
         if self.case.seat is not None:
             values["seat"] = self.case.seat
-        return values
+        return values | self._values
 
-    async def start(self) -> RunningProgram | ManualRun:
+    async def start(self, values: Mapping[str, str] | None = None) -> RunningProgram | ManualRun:
+        """Start the program; ``values`` replace or add placeholders (an Old Maid table's)."""
+        self._values = dict(values or {})
         self.running = await self._program.start(self.values, self._logs, self.case.case_id)
         return self.running
 
@@ -158,7 +164,8 @@ async def run_case(case: Case, program: Program | ManualProgram, logs: Path) -> 
     verdict, reason = Verdict.PASS, "as the protocol says"
     try:
         with trio.fail_after(case.deadline):
-            await context.start()
+            if not case.starts_itself:
+                await context.start()
             await case.play(context)
     except CaseFailed as failed:
         verdict, reason = Verdict.FAIL, str(failed)

@@ -11,7 +11,7 @@ import pytest
 import trio
 
 from scenarios import processes
-from scenarios.check import fishnet, notipping, reversi
+from scenarios.check import fishnet, notipping, oldmaid, reversi
 from scenarios.check.runner import Case, run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
 from scenarios.programs import Program
@@ -19,6 +19,17 @@ from scenarios.programs import Program
 pytestmark = pytest.mark.scenario
 
 HERE = Path(__file__).parent
+INTEROP = HERE.parent.parent / "interop"
+# tests/interop's cheating student peer, with the attack that follows.
+CHEAT = (
+    sys.executable,
+    str(INTEROP / "cheat_peer.py"),
+    "--nick",
+    "{nick}",
+    "--table",
+    "{table}",
+    "--attack",
+)
 MOVE_LIMIT = 1.0  # so that a program that missed a message fails in a second
 
 
@@ -27,7 +38,8 @@ class Game:
     cases: list[Case]
     student: tuple[str, ...]  # the broken client's command, without --bug
     bot: tuple[str, ...]
-    caught: dict[str, tuple[str, str]]  # case id -> (the bug it catches, what its reason says)
+    # case id -> (the bug it catches: --bug's value, or a whole command; what its reason says)
+    caught: dict[str, tuple[str | tuple[str, ...], str]]
 
 
 GAMES = {
@@ -57,6 +69,23 @@ GAMES = {
             "fishnet.end.tie": ("no-tie", "did not close its connection"),
             "fishnet.end.server-closes": ("hang-on-close", "did not exit"),
             "fishnet.time": ("slow", "no answer to yourturn within 1 s"),
+        },
+    ),
+    "oldmaid": Game(
+        oldmaid.cases(MOVE_LIMIT),
+        (
+            sys.executable,
+            str(INTEROP / "student_peer.py"),
+            "--nick",
+            "{nick}",
+            "--table",
+            "{table}",
+        ),
+        ("peer", "--name", "{nick}", "--server", "{table}", "--host", "127.0.0.1"),
+        {
+            "oldmaid.game.2": ((*CHEAT, "false-out"), "rule hand_not_empty"),
+            "oldmaid.game.3": ((*CHEAT, "false-out"), "rule hand_not_empty"),
+            "oldmaid.game.6": ((*CHEAT, "discard-half"), "rule dealt_to_another"),
         },
     ),
     "reversi": Game(
@@ -139,8 +168,8 @@ def test_our_bot_passes_every_case(game: str, tmp_path: Path) -> None:
 def test_a_correct_student_client_passes_every_case(game: str, tmp_path: Path) -> None:
     results = check(GAMES[game].cases, Program(GAMES[game].student), tmp_path)
     assert not_passed(results) == []
-    timed = next(r for r in results if r.case_id.endswith(".time"))
-    assert timed.figures["moves"] > 5 and timed.figures["slowest_move"] < MOVE_LIMIT
+    for timed in (r for r in results if r.case_id.endswith(".time")):
+        assert timed.figures["moves"] > 5 and timed.figures["slowest_move"] < MOVE_LIMIT
 
 
 CAUGHT = [(game, case_id) for game in sorted(GAMES) for case_id in sorted(GAMES[game].caught)]
@@ -149,7 +178,8 @@ CAUGHT = [(game, case_id) for game in sorted(GAMES) for case_id in sorted(GAMES[
 @pytest.mark.parametrize(("game", "case_id"), CAUGHT)
 def test_each_case_catches_its_broken_client(game: str, case_id: str, tmp_path: Path) -> None:
     bug, says = GAMES[game].caught[case_id]
-    program = Program((*GAMES[game].student, "--bug", bug))
+    argv = bug if isinstance(bug, tuple) else (*GAMES[game].student, "--bug", bug)
+    program = Program(argv)
     [case] = [case for case in GAMES[game].cases if case.case_id == case_id]
     [result] = check([case], program, tmp_path)
     assert result.verdict is Verdict.FAIL, (bug, result.reason)
