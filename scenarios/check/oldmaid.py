@@ -32,7 +32,7 @@ async def play_ring(context: CaseContext, players: int, move_limit: float) -> Ta
     ended = trio.Event()
     config = TableConfig(
         players=players,
-        port=0,
+        port=context.fixed_port,
         seed=SEED + players,
         linger=1.0,
         last_pair_grace=1.0,

@@ -78,6 +78,11 @@ class CaseContext:
         self.wires: list[Wire] = []
 
     @property
+    def fixed_port(self) -> int:
+        """The port a program started by hand dials (``--manual``); 0: any will do."""
+        return self._program.port if isinstance(self._program, ManualProgram) else 0
+
+    @property
     def values(self) -> dict[str, str]:
         values = {
             "host": HOST,
@@ -158,8 +163,9 @@ class CaseContext:
 async def run_case(case: Case, program: Program | ManualProgram, logs: Path) -> CaseResult:
     """One case, start to finish; the program is stopped whatever happens."""
     began = time.monotonic()
-    port = program.port if isinstance(program, ManualProgram) else 0
-    listener = (await trio.open_tcp_listeners(port, host=HOST))[0]
+    # A case that starts its own servers (Old Maid's table) takes the fixed port itself.
+    manual = isinstance(program, ManualProgram) and not case.starts_itself
+    listener = (await trio.open_tcp_listeners(program.port if manual else 0, host=HOST))[0]
     context = CaseContext(case, program, logs, listener)
     verdict, reason = Verdict.PASS, "as the protocol says"
     try:
