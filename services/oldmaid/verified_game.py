@@ -9,6 +9,7 @@ that a lie in them, or a report that never comes, ends it instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 
 import trio
@@ -21,9 +22,8 @@ from services.oldmaid.verified_play import VerifiedPlay, abort_reason
 
 # A verified game whose ledger waits this long for a report (at most the turn
 # timeout) ends naming who it waits for; honest players report within
-# milliseconds. How often the table looks.
+# milliseconds.
 REPORT_TIMEOUT = 5.0
-REPORT_CHECK = 0.25
 # A verified game decided while a report is still on its way waits this long for it.
 REPORT_GRACE = 1.0
 
@@ -47,6 +47,8 @@ class VerifiedGame:
         self._on_decided = on_decided  # record the decisions and announce the end
         referee.reports_exchanges = True
         self._waits_since: float | None = None  # since when the ledger waits for a report
+        # watch()'s timer: its deadline is report_timeout after the ledger began to wait.
+        self._timer = trio.CancelScope(deadline=math.inf)
         self._idle = trio.Event()  # set while the ledger waits for no report
         self._idle.set()
         self._holding = False  # the end is decided, and held for the last reports
@@ -85,9 +87,11 @@ class VerifiedGame:
                 referee.void(reason, culprit=lie.culprit, rule=lie.rule)  # found as it ended
         elif not self.play.ledger.waiting:
             self._waits_since = None
+            self._timer.deadline = math.inf
             self._idle.set()
         elif self._waits_since is None:
             self._waits_since = trio.current_time()
+            self._timer.deadline = self._waits_since + self._report_timeout
             self._idle = trio.Event()
 
     # -- the timers ----------------------------------------------------------------
@@ -96,10 +100,11 @@ class VerifiedGame:
         """End the game once the ledger has waited ``report_timeout`` for a report: the
         game could go on without it, but the table could no longer check it."""
         while not self._ended.is_set() and self._referee.state is GameState.PLAYING:
-            with trio.move_on_after(REPORT_CHECK):
+            with self._timer:
                 await self._ended.wait()
-            since = self._waits_since
-            if since is None or trio.current_time() - since < self._report_timeout:
+            # Cancelled: the deadline set when the ledger began to wait has passed.
+            self._timer = trio.CancelScope(deadline=math.inf)
+            if self._waits_since is None or self._referee.state is not GameState.PLAYING:
                 continue
             lie = self.play.stalled()
             reason = f"a report was missing for {self._report_timeout:g} s: {abort_reason(lie)}"
