@@ -19,6 +19,7 @@ from scenarios.check_result import CheckResult
 from scenarios.fault_game import FaultGame, LogTail, Record
 from scenarios.oldmaid_game import TABLE
 from scenarios.processes import ChildProcess, ProcessResult
+from services.oldmaid.game_outcome import EVERY_EXCHANGE_REPORTED
 
 
 @dataclass
@@ -92,7 +93,7 @@ def exit_checks(
     ]
 
 
-VERIFIED_GAME = " [verified game: every exchange reported]"  # the table's end-line suffix
+VERIFIED_GAME = EVERY_EXCHANGE_REPORTED  # the table's end-line suffix (protocol 14.6)
 
 
 def table_abort_checks(

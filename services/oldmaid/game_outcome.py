@@ -27,6 +27,10 @@ def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
+# The end line's suffix for a game in which every player reported its exchanges.
+EVERY_EXCHANGE_REPORTED = " [verified game: every exchange reported]"
+
+
 @dataclass(frozen=True)
 class GameOutcome:
     """How a game ended; ``state`` is ``OVER`` or ``ABORTED``."""
@@ -58,7 +62,7 @@ class GameOutcome:
         if not self.verified:
             return ""
         if len(self.verified) == len(self.players):
-            return " [verified game: every exchange reported]"
+            return EVERY_EXCHANGE_REPORTED
         return f" [verified: {', '.join(self.verified)}]"
 
 
