@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import enum
 import ipaddress
-from collections.abc import AsyncIterator, Awaitable, Callable
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
@@ -297,3 +299,14 @@ async def dial(host: str, port: int, *, timeout: float) -> trio.SocketStream:
     """A TCP connection (TCP_NODELAY on, as trio sets it) or ``OSError``/``TooSlowError``."""
     with trio.fail_after(timeout):
         return await trio.open_tcp_stream(host, port)
+
+
+@contextlib.contextmanager
+def reserved_port(host: str, port: int) -> Iterator[int]:
+    """A port bound on ``host`` but not listening, while the block runs: a dial to it is
+    refused, and nothing else can take it. Yields the port (``port`` 0: any free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        yield sock.getsockname()[1]

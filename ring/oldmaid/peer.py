@@ -64,8 +64,8 @@ class Peer:
         self.config = config
         self.nick = config.nick
         self.seed = config.seed if config.seed is not None else random.randrange(2**32)
-        self.turns = Turns(self.nick, random.Random(self.seed))
-        self.log = EventLog(config.events, nick=self.nick)
+        self.turns = Turns(self.nick, random.Random(self.seed), choose_pick=config.choose_pick)
+        self.log = EventLog(config.events, nick=self.nick, sink=config.on_event)
         self.seated = trio.Event()
         self.table = TableSide(self.turns, self.log, config.timeout)
         self.links = Links(config, self.turns, self.table, self.log, seated=self.seated)
@@ -371,7 +371,14 @@ class Peer:
         if picked is None:
             return  # the end: the turn loop hears it from the table
         card_num, card, salt = picked
-        self.log.write("pick", card_num=card_num, card=wire(card), **{"from": offer.sender})
+        self.log.write(
+            "pick",
+            card_num=card_num,
+            card=wire(card),
+            num_cards=offer.num_cards,
+            stream=offer.stream,
+            **{"from": offer.sender},
+        )
         reporting.check_card(offer, card_num, card, salt)
         problem = self.suspicion.card(card, offer)
         if problem is not None and reporting.on:

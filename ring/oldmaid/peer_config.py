@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from ring.net import DEFAULT_MAX_PER_ADDRESS
 
@@ -38,6 +40,13 @@ class PeerConfig:
     # Join with verify (protocol 14.5): prove who we are to the players we
     # dial, and check the proofs of the players that dial us.
     verify: bool = True
+    # ring check's stand-ins for other players' habits; a ``ring peer`` leaves them be.
+    # listen_late: bind the listening port before joining, but listen only this long
+    # after the join reply (older clients did, 13.1); choose_pick: which of n offered
+    # cards to pick (None: at random); on_event: handed every event-log record too.
+    listen_late: float | None = None
+    choose_pick: Callable[[int], int] | None = field(default=None, compare=False)
+    on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id
     mdns_interface: str | None = None  # None: all interfaces

@@ -68,9 +68,16 @@ class PickExchanges:
                 await link.send(reply)
                 if not reply.ok:
                     bad.append(event.card_num)
+                    self._log.write("bad_pick", by=nick, card_num=event.card_num, num_cards=offered)
                     continue
                 assert reply.card is not None
-                self._log.write("gave", to=nick, card_num=event.card_num, card=wire(reply.card))
+                self._log.write(
+                    "gave",
+                    to=nick,
+                    card_num=event.card_num,
+                    num_cards=offered,
+                    card=wire(reply.card),
+                )
                 return
             if isinstance(event, Invalid):
                 await link.send(error(event.reason))
@@ -126,6 +133,13 @@ class PickExchanges:
             if event.reply.ok:
                 assert event.reply.card is not None
                 return card_num, event.reply.card, event.reply.salt
+            self._log.write(
+                "pick_refused",
+                by=offer.sender,
+                card_num=card_num,
+                num_cards=offer.num_cards,
+                message=event.reply.message,
+            )
             card_num = self._turns.choose_pick(offer.num_cards)
         raise await blame(f"refused {MAX_BAD_PICKS} picks in a row")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,9 +124,12 @@ class AfterDraw(enum.Enum):
 class Turns:
     """One peer's side of one game, from its seat to its place."""
 
-    def __init__(self, nick: str, rng: random.Random) -> None:
+    def __init__(
+        self, nick: str, rng: random.Random, *, choose_pick: Callable[[int], int] | None = None
+    ) -> None:
         self.nick = nick
         self.hand = Hand(rng)
+        self._choose_pick = choose_pick  # None: at random
         self.phase = Phase.DRAW
         self.out = False  # the table has acknowledged that this hand is empty
         self.lost = False  # holding the turn, this peer found no other player in
@@ -294,7 +297,9 @@ class Turns:
         return Reply(result="out") if self.out else ok()
 
     def choose_pick(self, offered: int) -> int:
-        """Which of the ``offered`` cards to pick, at random (6.3)."""
+        """Which of the ``offered`` cards to pick, at random (6.3) unless told otherwise."""
+        if self._choose_pick is not None:
+            return self._choose_pick(offered)
         return self.hand.choose_pick(offered)
 
     def foreign(self, card: Card) -> tuple[str, str] | None:

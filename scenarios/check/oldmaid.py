@@ -1,107 +1,97 @@
-"""``ring check oldmaid``: a student's Old Maid peer in a ring with our table and our peers.
+"""``ring check oldmaid``: a student's Old Maid peer in rings of our table and our peers.
 
-A peer cannot be checked alone: it talks to a table and to two neighbours.
-Each case runs our own table (``services.oldmaid.table``, which referees
-every claim, section 14) and our own ``ring peer``s in this process, over
-loopback TCP, with the program as one more player (``{nick}``, ``{table}``).
-The table's verdict is the case's: a game over by the rules is a PASS; an
-abort that names the program (its rule, in the table's words) is a FAIL, as
-is any other abort or a game that never ends. At the end the program must
-exit within a few seconds.
+Whole games (``oldmaid.game.*``) put the program in a shuffled game of 2, 3
+and 6; staged games stack the deck and choose the seats so that each
+situation that a shuffle brings only sometimes comes every time, and give
+our players the habits of other clients (``scenarios.check.oldmaid_ring``
+plays them, ``scenarios.check.oldmaid_deck`` stacks them). In every case the
+table referees every claim (protocol 14), our peers check every exchange
+with the program, and the program must exit within a few seconds of the end.
+
+Seats are written left to right, the turn going that way: in ``(P, L, R)``
+the program P's left neighbour is L. With three players the deck's last card
+goes to the second seat (7.3).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
-import trio
-
-from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from scenarios.check.oldmaid_deck import cards
+from scenarios.check.oldmaid_ring import PROGRAM, Part, Stage, play_stage
 from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
-from services.oldmaid.referee import GameState
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
 MOVE_LIMIT = 10.0  # ring peer's default: how long a neighbour waits for an answer
-SEED = 2013
-NICK = "checker"
+NICK = PROGRAM
+P = PROGRAM
+
+# Four singles against their partners and the Old Maid: the offers go on a while.
+FOUR = cards("2s 3s 4s 5s")
+FOUR_AND_MAID = cards("2c 3c 4c 5c joker")
 
 
-async def play_ring(context: CaseContext, players: int, move_limit: float) -> TableOutcome:
-    """One game of ``players`` seats: the program and ``players - 1`` of our peers."""
-    outcomes: list[TableOutcome] = []
-    ended = trio.Event()
-    config = TableConfig(
-        players=players,
-        port=context.fixed_port,
-        seed=SEED + players,
-        linger=1.0,
-        last_pair_grace=1.0,
-        turn_timeout=max(5.0, 4 * move_limit),
-    )
-    async with trio.open_nursery() as nursery:
-        host, port = await nursery.start(_table, config, outcomes, ended)
-        address = f"{host}:{port}"
-        await context.start(
-            {"host": host, "port": str(port), "address": address, "nick": NICK, "table": address}
-        )
-        for i in range(players - 1):
-            peer = Peer(
-                PeerConfig(
-                    nick=f"ours{i}",
-                    table=(host, port),
-                    seed=SEED * 10 + i,
-                    timeout=move_limit,
-                    idle_timeout=4 * move_limit + 5.0,
-                )
-            )
-            nursery.start_soon(_peer, peer)
-        await ended.wait()  # the table returns when its game is over or aborted
-        nursery.cancel_scope.cancel()
-    outcome = outcomes[0]
-    context.judge.note(outcome.line)
-    if outcome.state is GameState.OVER:
-        await context.expect_exit("the game's end")
-        return outcome
-    if outcome.culprit == NICK:
-        raise context.judge.fail(
-            f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}"
-        )
-    raise context.judge.fail(f"the game was aborted, naming no one: {outcome.reason}")
-
-
-async def _table(
-    config: TableConfig, outcomes: list, ended: trio.Event, *, task_status: trio.TaskStatus
-) -> None:
-    outcomes.append(await serve_table(config, task_status=task_status))
-    ended.set()
-
-
-async def _peer(peer: Peer) -> None:
-    try:
-        await peer.play()
-    except PeerError:
-        pass  # the table's outcome says what happened; our peer's line adds nothing
-    finally:
-        peer.log.close()
+def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
+    """(id, title, section, stage) for every case."""
+    late = min(0.5, move_limit / 2)
+    return [
+        ("oldmaid.game.2", "a whole game of two: every exchange with one neighbour both ways",
+         "oldmaid.md 7", Stage(("ours1", P))),
+        ("oldmaid.game.3", "a whole game of three: a left and a right neighbour",
+         "oldmaid.md 7", Stage((P, "ours1", "ours2"))),
+        ("oldmaid.game.6", "a whole game of six: players out and skipped around the ring",
+         "oldmaid.md 7", Stage(("ours1", "ours2", P, "ours3", "ours4", "ours5"))),
+        ("oldmaid.connect.late-neighbour",
+         "its left neighbour listens only after its join reply: dial again until it does",
+         "oldmaid.md 7.2",
+         Stage((P, "late", "ours"), parts=(Part("late", listen_late=late),))),
+        ("oldmaid.skip.out", "its left neighbour is out when the offers begin: offer to the next",
+         "oldmaid.md 7.7",
+         Stage((P, "empty", "ours"), {0: FOUR, 2: FOUR_AND_MAID})),
+        ("oldmaid.skip.gone",
+         "its left neighbour goes out and leaves: ask status, skip it, go on",
+         "oldmaid.md 7.7",
+         Stage((P, "leaver", "ours"), {0: FOUR, 2: FOUR_AND_MAID},
+               parts=(Part("leaver", leaves_when_out=True),))),
+        ("oldmaid.out.skipped",
+         "its hand is empty when the offers begin: tell the table, then answer out to the end",
+         "oldmaid.md 7.8",
+         Stage((P, "ours1", "ours2"), {1: FOUR, 2: FOUR_AND_MAID})),
+        ("oldmaid.offer.none-received",
+         "an offer of num_cards 0: no pick, it holds the turn and offers its own hand",
+         "oldmaid.md 6.2",
+         Stage(("ours", "empty", P), {0: cards("2c 3c 4c joker"), 2: cards("2s 3s 4s")})),
+        ("oldmaid.offer.none-sent",
+         "its last draw empties its hand: go out, and pass the turn with num_cards 0",
+         "oldmaid.md 7.5",
+         Stage(("ours1", P, "ours2"), {0: FOUR, 2: FOUR_AND_MAID})),
+        ("oldmaid.pick.ends",
+         "picks of card_num 0 and num_cards - 1 from its offers: each gets a card",
+         "oldmaid.md 6.3",
+         Stage((P, "picker"), parts=(Part("picker", picks_ends=True),))),
+        ("oldmaid.end.old-maid",
+         "left with only the Old Maid, every other player out: find no one in, and end",
+         "oldmaid.md 7.9",
+         Stage(("ours", "empty", P), {2: cards("joker")})),
+        ("oldmaid.end.aborted",
+         "a player leaves the table mid-game and the table aborts: stop within a few seconds",
+         "oldmaid.md 7.10",
+         Stage((P, "leaver", "ours"), parts=(Part("leaver", leaves_at_draw=3),),
+               aborted_by="leaver")),
+    ]  # fmt: skip
 
 
 def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     """The Old Maid peer's cases; ``move_limit``: how long a neighbour waits for it."""
 
-    def ring(players: int) -> Callable[[CaseContext], Awaitable[None]]:
-        async def play(context: CaseContext) -> None:
-            await play_ring(context, players, move_limit)
+    def play(stage: Stage):  # type: ignore[no-untyped-def]
+        async def play_it(context: CaseContext) -> None:
+            await play_stage(context, stage, move_limit)
 
-        return play
+        return play_it
 
     deadline = 60.0 + 8 * move_limit
-
-    def case(players: int, title: str) -> Case:
-        return Case(f"oldmaid.game.{players}", title, "oldmaid.md 7", ring(players), deadline,
-                    name=NICK, starts_itself=True)  # fmt: skip
-
-    return exits_as_fast_as_it_moves([
-        case(2, "a whole game of two: every exchange with one neighbour both ways"),
-        case(3, "a whole game of three: a left and a right neighbour"),
-        case(6, "a whole game of six: players out and skipped around the ring"),
-    ], move_limit)  # fmt: skip
+    return exits_as_fast_as_it_moves(
+        [
+            Case(case_id, title, section, play(stage), deadline, name=NICK, starts_itself=True)
+            for case_id, title, section, stage in stages(move_limit)
+        ],
+        move_limit,
+    )

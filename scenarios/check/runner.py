@@ -76,6 +76,9 @@ class CaseContext:
         self.running: RunningProgram | ManualRun | None = None
         self._values: dict[str, str] = {}
         self.wires: list[Wire] = []
+        # Where a case's server side is more than wires (Old Maid's table and peers):
+        # the lines it saw of the program, for the report.
+        self.evidence: Callable[[], list[str]] | None = None
 
     @property
     def fixed_port(self) -> int:
@@ -157,6 +160,8 @@ class CaseContext:
             if len(self.wires) > 1:
                 lines.append(f"connection {number}:")
             lines += wire.tail()
+        if self.evidence is not None:
+            lines += self.evidence()
         return lines
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair
 from services.oldmaid import scrutiny
@@ -73,6 +74,7 @@ __all__ = [
     "Started",
     "TableGame",
     "WentOut",
+    "seating",
     "show",
 ]
 
@@ -84,11 +86,18 @@ class TableGame(Reports, Claims):
     the order the joins arrived in, so a seed replays a game exactly.
     """
 
-    def __init__(self, players_needed: int, seed: int) -> None:
+    def __init__(
+        self, players_needed: int, seed: int, *, deck: Sequence[Card] | None = None
+    ) -> None:
         if not MIN_PLAYERS <= players_needed <= MAX_PLAYERS:
             raise ValueError(f"an Old Maid game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        if deck is not None and sorted(deck) != sorted(_DECK):
+            raise ValueError("a stacked deck holds each of the 53 cards once")
         self.players_needed = players_needed
         self.seed = seed
+        # A stacked deck, in the order the cards are drawn, instead of the seed's
+        # shuffle: ring check stages its situations with one.
+        self.stacked = tuple(deck) if deck is not None else None
         self.state = GameState.WAITING
         self.loser: str | None = None
         self.reason: str | None = None
@@ -243,10 +252,12 @@ class TableGame(Reports, Claims):
             )
         # Sorting first makes the seating independent of the join order; two
         # separate generators keep the deck the same whoever joined.
-        nicks = sorted(self._joined)
-        random.Random(f"seating:{self.seed}").shuffle(nicks)
-        deck = full_deck()
-        random.Random(f"deck:{self.seed}").shuffle(deck)
+        nicks = seating(self._joined, self.seed)
+        if self.stacked is not None:
+            deck = list(self.stacked)
+        else:
+            deck = full_deck()
+            random.Random(f"deck:{self.seed}").shuffle(deck)
         self._seats = [Seat(nick, self._joined[nick]) for nick in nicks]
         self._seat_of = {seat.nick: i for i, seat in enumerate(self._seats)}
         self._deck = deck
@@ -409,3 +420,11 @@ class TableGame(Reports, Claims):
         self.loser = next(s.nick for s in self._seats if s.nick not in self._out)
         self.state = GameState.OVER
         self._events.append(Over(self.loser, list(self._out), self.undiscarded_pairs))
+
+
+def seating(nicks: Iterable[str], seed: int) -> list[str]:
+    """The seat order of a game of these players with this seed: whatever order they
+    joined in, so a seed replays a game (and a checker can seat its players)."""
+    order = sorted(nicks)
+    random.Random(f"seating:{seed}").shuffle(order)
+    return order

@@ -10,6 +10,7 @@ from typing import Any
 
 from ring.framing import DEFAULT_MAX_MESSAGE
 from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
+from ring.oldmaid.cards import Card
 from ring.record import RecordHub
 from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import MAX_PLAYERS, MIN_PLAYERS
@@ -55,6 +56,9 @@ class TableConfig:
     advertise: bool | None = None
     mdns_interface: str | None = None  # default: the listening address (0.0.0.0: all)
     mdns_name: str = "table"  # the instance is "<mdns_name>-<8 hex>"
+    # A stacked deck, in draw order, for every game instead of the seed's shuffle
+    # (``ring check oldmaid`` stages its situations with one; not a command option).
+    deck: tuple[Card, ...] | None = None
     # Told how each game ended, as it ends (``ring serve`` prints it).
     on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
     # Every game's records go here (ring.record); the transcript writer is one
@@ -71,12 +75,15 @@ class TableConfig:
         """The options that decide a game, for its ``start`` record: how many players it
         waits for (and how long before it starts with fewer), and when it ends without
         its last pairs or is aborted because nothing moves."""
-        return {
+        options: dict[str, Any] = {
             "players": self.players,
             "start_after": self.start_after,
             "last_pair_grace": self.last_pair_grace,
             "turn_timeout": self.turn_timeout,
         }
+        if self.deck is not None:  # the seed no longer replays the deal: the deck does
+            options["deck"] = [[card.value, card.suit] for card in self.deck]
+        return options
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> TableConfig:

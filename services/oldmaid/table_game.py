@@ -19,6 +19,7 @@ import msgspec
 import trio
 
 from ring.oldmaid import proofs
+from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import (
     Accuse,
     Discard,
@@ -90,10 +91,11 @@ class Game:
         on_change: Callable[[], None],
         turn_timeout: float = math.inf,
         accuse_window: float = 0.5,
+        deck: tuple[Card, ...] | None = None,
     ) -> None:
         self.number = number
         self.seed = seed
-        self.referee = TableGame(players, seed)
+        self.referee = TableGame(players, seed, deck=deck)
         self.transcript = transcript
         self.clients: dict[str, Client] = {}  # joined, then seated, players by nick
         self.ended = trio.Event()  # the game ended and the watchers were told

@@ -89,6 +89,7 @@ class TableServer:
             on_change=self._game_changed,
             turn_timeout=config.turn_timeout,
             accuse_window=config.accuse_window,
+            deck=config.deck,
         )
         host, port = self.address
         game.transcript.referee(

@@ -30,6 +30,15 @@ CHEAT = (
     "{table}",
     "--attack",
 )
+# tests/interop's stand-in for a 2013 student's peer, correct unless given a habit.
+STUDENT = (
+    sys.executable,
+    str(INTEROP / "student_peer.py"),
+    "--nick",
+    "{nick}",
+    "--table",
+    "{table}",
+)
 MOVE_LIMIT = 1.0  # so that a program that missed a message fails in a second
 
 
@@ -75,7 +84,7 @@ GAMES = {
         oldmaid.cases(MOVE_LIMIT),
         (
             sys.executable,
-            str(INTEROP / "student_peer.py"),
+            str(HERE / "broken_oldmaid.py"),
             "--nick",
             "{nick}",
             "--table",
@@ -86,6 +95,18 @@ GAMES = {
             "oldmaid.game.2": ((*CHEAT, "false-out"), "rule hand_not_empty"),
             "oldmaid.game.3": ((*CHEAT, "false-out"), "rule hand_not_empty"),
             "oldmaid.game.6": ((*CHEAT, "discard-half"), "rule dealt_to_another"),
+            "oldmaid.connect.late-neighbour": ("dial-once", "checker left the table"),
+            "oldmaid.skip.out": ("no-skip", "never passed it on"),
+            "oldmaid.skip.gone": ("gone-fatal", "checker left the table"),
+            "oldmaid.out.skipped": ("out-untold", "rule false_out"),
+            "oldmaid.offer.none-received": ("picks-from-none", "never passed it on"),
+            "oldmaid.offer.none-sent": (
+                (*STUDENT, "--leave-holding-turn"),
+                "rule left_with_turn",
+            ),
+            "oldmaid.pick.ends": ("one-based", "it refused picker's pick of card_num 0"),
+            "oldmaid.end.old-maid": ("waits-for-out", "did not exit"),
+            "oldmaid.end.aborted": ("ignores-abort", "did not exit"),
         },
     ),
     "reversi": Game(

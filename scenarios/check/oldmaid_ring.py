@@ -1,0 +1,266 @@
+"""One Old Maid game for ``ring check oldmaid``: our table, our peers, and the program.
+
+A peer cannot be checked alone: it talks to a table and to neighbours. A
+case (``Stage``) runs our own table (``services.oldmaid.table``, which
+referees every claim, protocol 14) and our own ``ring peer``s in this
+process, over loopback TCP, with the program as one more player (``{nick}``,
+``{table}``). A stage may stack the deck and choose the seats
+(``scenarios.check.oldmaid_deck``), and give our players the habits of
+other clients (``Part``): listening late, picking the first and the last
+card, leaving once out, leaving mid-game.
+
+What the program does is seen twice: the table records every message it
+sends and gets (``RingWatch.table_record``), and our peers log every
+exchange they have with it (``RingWatch.peer_event``). The table's verdict
+comes first: a game aborted naming the program is a FAIL with the table's
+rule. Then what our peers saw: a pick outside an offer, or an offer that
+refused a good pick, is a FAIL (6.3); the habits our peers put up with
+(listening late, picking ``num_cards``) are WARNs
+(section 13).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from ring.oldmaid.cards import Card
+from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from ring.record import GameKey, RecordHub
+from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
+from scenarios.check.runner import CaseContext
+from services.oldmaid.referee import GameState
+from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+
+PROGRAM = "checker"  # the program's {nick}
+SEED = 2013
+TRANSCRIPT_LINES = 16  # what a FAIL shows of the program's last messages
+
+
+@dataclass(frozen=True)
+class Part:
+    """One of our players, and the habit it has in this case (none by default)."""
+
+    nick: str
+    listen_late: float | None = None  # listen this long after the join reply (13.1)
+    picks_ends: bool = False  # pick card_num 0, then num_cards - 1, in turn (6.3)
+    leaves_when_out: bool = False  # once out and the turn passed on, close everything (7.8)
+    leaves_at_draw: int | None = None  # leave the table at this draw of its own: an abort
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A game: the seats in order (the program's among them), and how it is dealt."""
+
+    seats: tuple[str, ...]
+    # The single cards each seat holds once the deck is empty (by seat); None: a shuffle.
+    singles: Mapping[int, tuple[Card, ...]] | None = None
+    parts: tuple[Part, ...] = ()
+    aborted_by: str | None = None  # the part whose leaving aborts the game, if one does
+
+    def part(self, nick: str) -> Part:
+        return next((part for part in self.parts if part.nick == nick), Part(nick))
+
+
+@dataclass
+class RingWatch:
+    """What our table and our peers saw the program do: evidence, failures and warnings."""
+
+    ours: frozenset[str]
+    lines: collections.deque[str] = field(
+        default_factory=lambda: collections.deque(maxlen=TRANSCRIPT_LINES)
+    )
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # Who holds the turn as far as our peers know, and the event that handed it there.
+    holder: str | None = None
+    handed: str = ""
+
+    def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
+        if record.get("nick") == PROGRAM and "dir" in record:
+            arrow = "<-" if record["dir"] == "in" else "->"  # the report's: "->" is ours
+            self.lines.append(f"table {arrow} {_short(record.get('msg'))}")
+        elif record.get("event") in ("aborted", "over", "out"):
+            self.lines.append(f"table: {record['event']} {_short(_without_t(record))}")
+
+    def peer_event(self, record: dict[str, Any]) -> None:
+        event, ours = record.get("event"), record.get("nick")
+        self._follow_turn(event, ours, record)
+        about = {record.get(key) for key in ("to", "by", "from", "over", "nick")}
+        # The offerer's nick is the one it sent ("from" is optional): not ours, the program's.
+        if event == "pick" and record.get("from") not in self.ours:
+            about.add(PROGRAM)
+        if event == "pick_refused" and record.get("by") not in self.ours:
+            about.add(PROGRAM)
+        if PROGRAM not in about or event is None:
+            return
+        self.lines.append(f"{ours}: {event} {_short(_without_t(record, 'nick', 'event'))}")
+        card_num, num_cards = record.get("card_num"), record.get("num_cards")
+        if event == "dialled" and record.get("to") == PROGRAM:
+            self._warn(
+                f"it listens only after its join reply: {ours}'s dial was refused "
+                f"{record['attempts'] - 1} times (13.1; dial your left neighbour at once, 7.2)"
+            )
+        elif event == "gave" and card_num == num_cards:
+            self._warn(
+                f"it picked card_num {card_num} from an offer of {num_cards} cards, taken as "
+                "the last card (13.3; card_num counts from 0, 6.3)"
+            )
+        elif event == "bad_pick":
+            self._fail(
+                f"it picked card_num {card_num} from an offer of {num_cards} cards "
+                "(6.3: 0 <= card_num < num_cards)"
+            )
+        elif event == "pick_refused" and 0 <= card_num < num_cards:
+            self._fail(
+                f"it refused {ours}'s pick of card_num {card_num} from its offer of "
+                f"{num_cards} cards ({record.get('message')!r}; 6.3: any 0 <= card_num < "
+                "num_cards is a card)"
+            )
+
+    def _follow_turn(self, event: object, ours: object, record: dict[str, Any]) -> None:
+        if event in ("offer", "pass", "your_turn") and record.get("to") == PROGRAM:
+            self.holder = PROGRAM
+            self.handed = f"{ours}'s {event} {_short(_without_t(record, 'nick', 'event'))}"
+        elif event in ("draw", "offer", "pass", "your_turn", "pick", "turn"):
+            self.holder = str(ours)
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def _fail(self, message: str) -> None:
+        self.failures.append(message)
+
+    def failure(self) -> str | None:
+        """The first failure, and how many more came (a bug repeats itself)."""
+        if not self.failures:
+            return None
+        more = len(self.failures) - 1
+        return self.failures[0] + (f" (and {more} more like it)" if more else "")
+
+
+async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> TableOutcome:
+    """Play ``stage`` with the program; FAIL for what the table or our peers caught."""
+    watch = RingWatch(frozenset(nick for nick in stage.seats if nick != PROGRAM))
+    context.evidence = lambda: list(watch.lines)
+    hub = RecordHub()
+    hub.subscribe(watch.table_record)
+    singles = stage.singles
+    config = TableConfig(
+        players=len(stage.seats),
+        port=context.fixed_port,
+        seed=seed_seating(stage.seats, SEED),
+        deck=stacked_deck(len(stage.seats), singles) if singles is not None else None,
+        linger=1.0,
+        last_pair_grace=1.0,
+        turn_timeout=max(5.0, 4 * move_limit),
+        hub=hub,
+    )
+    outcomes: list[TableOutcome] = []
+    ended = trio.Event()
+    async with trio.open_nursery() as nursery:
+        host, port = await nursery.start(_table, config, outcomes, ended)
+        address = f"{host}:{port}"
+        await context.start(
+            {"host": host, "port": str(port), "address": address, "nick": PROGRAM, "table": address}
+        )
+        ours = [nick for nick in stage.seats if nick != PROGRAM]
+        for number, nick in enumerate(ours):
+            part = stage.part(nick)
+            nursery.start_soon(_our_player, part, (host, port), number, move_limit, watch)
+        await ended.wait()  # the table returns when its game is over or aborted
+        nursery.cancel_scope.cancel()
+    outcome = outcomes[0]
+    context.judge.note(outcome.line)
+    if outcome.state is not GameState.OVER and outcome.culprit == PROGRAM:
+        raise context.judge.fail(
+            f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}"
+        )
+    failure = watch.failure()
+    if failure is not None:
+        raise context.judge.fail(failure)
+    if outcome.rule == "stalled" and watch.holder == PROGRAM:
+        raise context.judge.fail(
+            f"it was handed the turn ({watch.handed}) and never passed it on (7.5, 7.7); "
+            f"the table: {outcome.reason}"
+        )
+    if outcome.state is not GameState.OVER and (
+        stage.aborted_by is None or outcome.culprit != stage.aborted_by
+    ):
+        raise context.judge.fail(f"the game was aborted, naming no one: {outcome.reason}")
+    for warning in watch.warnings:
+        context.judge.warn(warning)
+    await context.expect_exit("the game's end" if stage.aborted_by is None else "the abort")
+    return outcome
+
+
+async def _table(
+    config: TableConfig, outcomes: list, ended: trio.Event, *, task_status: trio.TaskStatus
+) -> None:
+    outcomes.append(await serve_table(config, task_status=task_status))
+    ended.set()
+
+
+async def _our_player(
+    part: Part, table: tuple[str, int], number: int, move_limit: float, watch: RingWatch
+) -> None:
+    """One of our peers, with its part's habit; its leaving is a cancelled scope."""
+    leave = trio.CancelScope()
+    draws = 0
+    picks = itertools.count()
+
+    def on_event(record: dict[str, Any]) -> None:
+        nonlocal draws
+        watch.peer_event(record)
+        event = record.get("event")
+        if event == "pass" and part.leaves_when_out:  # it passes the turn only once out
+            leave.cancel()
+        if event == "draw":
+            draws += 1
+            if draws == part.leaves_at_draw:
+                leave.cancel()
+
+    def choose_ends(offered: int) -> int:  # card_num 0, then num_cards - 1, then 0, ...
+        return 0 if next(picks) % 2 == 0 else offered - 1
+
+    peer = Peer(
+        PeerConfig(
+            nick=part.nick,
+            table=table,
+            seed=SEED * 10 + number,
+            timeout=move_limit,
+            idle_timeout=4 * move_limit + 5.0,
+            listen_late=part.listen_late,
+            choose_pick=choose_ends if part.picks_ends else None,
+            on_event=on_event,
+            # A verified game waits for the report of every exchange (14.6), which a
+            # player leaving the moment it passes the turn may not have sent; the
+            # older clients that leave so never verify, and nor does this one.
+            verify=not part.leaves_when_out,
+        )
+    )
+    # The table's outcome says what happened; our peer's own line adds nothing.
+    with leave, contextlib.suppress(PeerError):
+        await peer.play()
+
+
+def _without_t(record: dict[str, Any], *drop: str) -> dict[str, Any]:
+    """A record without its times (``t``, ``t_start``, ...) and the keys in ``drop``."""
+    return {
+        key: value
+        for key, value in record.items()
+        if key != "t" and not key.startswith("t_") and key not in drop
+    }
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= 160 else text[:157] + "..."
