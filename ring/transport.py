@@ -77,6 +77,16 @@ class Connection:
                 task_status.started()
             await write(self.stream, data, self.timeout if timeout is None else timeout)
 
+    async def send_together(self, *messages: Any, timeout: float | None = None) -> None:
+        """Encode ``messages`` and write them in one write: the other side may read them in
+        one ``recv`` (a picker's ``ok`` and ``pick`` to an offerer that reads a stream)."""
+        async with self._send_lock:
+            data = b"".join([self.protocol.send(message) for message in messages])
+            if self.observer is not None:
+                for message in messages:
+                    self.observer("out", message)
+            await write(self.stream, data, self.timeout if timeout is None else timeout)
+
     async def send_or_close(
         self,
         message: Any,

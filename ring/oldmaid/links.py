@@ -87,6 +87,7 @@ class LinkConfig(Protocol):
     max_per_address: int | None
     exempt_loopback: bool
     listen_late: float | None
+    wrap_stream: Callable[[trio.SocketStream], trio.abc.HalfCloseableStream] | None
 
 
 class Links(PickExchanges):
@@ -157,7 +158,7 @@ class Links(PickExchanges):
     async def serve(self, stream: trio.SocketStream, take: TakeRequest) -> None:
         """Read one connection dialled in to us; each turn a player sends goes to ``take``."""
         config = self._config
-        link = Connection(stream, Link(Role.PICKER), timeout=config.timeout)
+        link = Connection(self._wrapped(stream), Link(Role.PICKER), timeout=config.timeout)
         established = False
         proved: str | None = None  # the player this connection proved it is (14.5)
         # From connect: invalid messages do not buy a stray more time.
@@ -284,9 +285,13 @@ class Links(PickExchanges):
             delay = min(2 * delay, DIAL_RETRY_MAX)
         if attempt > 1:
             self._log.write("dialled", to=nick, attempts=attempt)
-        link = Connection(stream, Link(Role.OFFERER), timeout=timeout)
+        link = Connection(self._wrapped(stream), Link(Role.OFFERER), timeout=timeout)
         self._links[seat] = link
         return link
+
+    def _wrapped(self, stream: trio.SocketStream) -> trio.abc.HalfCloseableStream:
+        wrap = self._config.wrap_stream
+        return stream if wrap is None else wrap(stream)
 
     async def _left_the_game(self, seat: int) -> bool:
         """Whether ``seat``, which failed us, is out by the table's status: then it is gone."""

@@ -358,7 +358,8 @@ class Peer:
         answer = reporting.ack(self.turns.answer(), offer)
         if answer.ok and not reporting.on:  # in a verified game the table's ledger judges
             await self.suspicion.refuse_turn(link, offer, known)
-        await link.send(answer)
+        if not answer.ok or offer.num_cards == 0:
+            await link.send(answer)  # else take_pick sends it, with or before its pick
         if not answer.ok:
             return
         if offer.num_cards == 0:
@@ -367,7 +368,7 @@ class Peer:
             await reporting.received(offer)
             self._turns_in.send_nowait(Turn.OFFER)
             return
-        picked = await self.links.take_pick(link, offer)
+        picked = await self.links.take_pick(link, offer, answer)
         if picked is None:
             return  # the end: the turn loop hears it from the table
         card_num, card, salt = picked

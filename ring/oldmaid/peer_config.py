@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import trio
+
 from ring.net import DEFAULT_MAX_PER_ADDRESS
 
 
@@ -45,6 +47,12 @@ class PeerConfig:
     # after the join reply (older clients did, 13.1); choose_pick: which of n offered
     # cards to pick (None: at random); on_event: handed every event-log record too.
     listen_late: float | None = None
+    # pick_with_ok: write the first pick in one write with the ok to the offer, whatever
+    # the offer's stream flag; wrap_stream: every link's stream goes through it.
+    pick_with_ok: bool = False
+    wrap_stream: Callable[[trio.SocketStream], trio.abc.HalfCloseableStream] | None = field(
+        default=None, compare=False
+    )
     choose_pick: Callable[[int], int] | None = field(default=None, compare=False)
     on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.

@@ -18,7 +18,7 @@ import trio
 
 from ring.events import EventLog
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Offer, Pick, error
+from ring.oldmaid.messages import Offer, Pick, Reply, error
 from ring.oldmaid.protocol import Answered, Closed, Invalid
 from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.table_side import TableSide
@@ -37,6 +37,7 @@ PICK_SAMPLES = 16
 class PickConfig(Protocol):
     timeout: float
     pick_pause: float
+    pick_with_ok: bool
 
 
 class PickExchanges:
@@ -97,10 +98,10 @@ class PickExchanges:
         raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
 
     async def take_pick(
-        self, link: Connection, offer: Offer
+        self, link: Connection, offer: Offer, accepted: Reply
     ) -> tuple[int, Card, str | None] | None:
-        """Pick from an offer we accepted until the card comes: its index, the card, and
-        the salt that came with it (protocol 14.6).
+        """Accept an offer (``accepted``, our ``ok``) and pick until the card comes: its
+        index, the card, and the salt that came with it (protocol 14.6).
 
         None if the offerer closed the link because the game is over. An
         offerer that may read one message a recv gets a pause before the
@@ -109,14 +110,22 @@ class PickExchanges:
         timeout = self._config.timeout
         card_num = self._turns.choose_pick(offer.num_cards)
         blame = functools.partial(self._table.offerer_fault, offer.sender)
-        if not offer.stream:
+        together = self._config.pick_with_ok
+        if not together:
+            await link.send(accepted)
+        if not offer.stream and not together:
             # It may read one message per recv: ok and pick must not arrive together.
             await trio.sleep(self.pick_pause())
         for _ in range(MAX_BAD_PICKS):
             # We accepted the offer, so the turn is ours once the card comes:
             # if it never does, nobody else will notice, so this is the end.
             try:
-                await link.send(Pick(card_num=card_num))
+                if together:
+                    await link.send_together(accepted, Pick(card_num=card_num))
+                    self._log.write("ok_and_pick", stream=offer.stream, **{"from": offer.sender})
+                    together = False
+                else:
+                    await link.send(Pick(card_num=card_num))
                 asked = trio.current_time()
                 event = await link.receive()
                 if not offer.stream:

@@ -25,6 +25,7 @@ import collections
 import contextlib
 import itertools
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.record import GameKey, RecordHub
 from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
 from scenarios.check.runner import CaseContext
+from scenarios.check.split_stream import SplitSends, split_relay
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
@@ -53,6 +55,8 @@ class Part:
     picks_ends: bool = False  # pick card_num 0, then num_cards - 1, in turn (6.3)
     leaves_when_out: bool = False  # once out and the turn passed on, close everything (7.8)
     leaves_at_draw: int | None = None  # leave the table at this draw of its own: an abort
+    # Write its ok to an offer and its pick in one write, whatever the offer's stream flag.
+    pick_with_ok: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,13 @@ class Stage:
     singles: Mapping[int, tuple[Card, ...]] | None = None
     parts: tuple[Part, ...] = ()
     aborted_by: str | None = None  # the part whose leaving aborts the game, if one does
+    timed: bool = False  # FAIL as soon as the program holds the turn past the move limit
+    split: bool = False  # every byte the table and our peers send the program on its own
+
+    @property
+    def together(self) -> bool:
+        """Some player writes ok and pick in one write: a one-recv reader may break."""
+        return any(part.pick_with_ok for part in self.parts)
 
     def part(self, nick: str) -> Part:
         return next((part for part in self.parts if part.nick == nick), Part(nick))
@@ -79,9 +90,14 @@ class RingWatch:
     )
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    # Who holds the turn as far as our peers know, and the event that handed it there.
+    # Who holds the turn as far as our peers know, the event that handed it there and
+    # when (time.monotonic()), and how long the program held each turn it was handed.
     holder: str | None = None
+    streams: bool = False  # one of the program's offers said stream: true (6.2)
     handed: str = ""
+    handed_at: float = 0.0
+    move_times: list[float] = field(default_factory=list)
+    changed: trio.Event = field(default_factory=trio.Event)  # the holder changed
 
     def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
         if record.get("nick") == PROGRAM and "dir" in record:
@@ -97,6 +113,8 @@ class RingWatch:
         # The offerer's nick is the one it sent ("from" is optional): not ours, the program's.
         if event == "pick" and record.get("from") not in self.ours:
             about.add(PROGRAM)
+        if event == "ok_and_pick" and record.get("from") not in self.ours:
+            about.add(PROGRAM)
         if event == "pick_refused" and record.get("by") not in self.ours:
             about.add(PROGRAM)
         if PROGRAM not in about or event is None:
@@ -108,6 +126,8 @@ class RingWatch:
                 f"it listens only after its join reply: {ours}'s dial was refused "
                 f"{record['attempts'] - 1} times (13.1; dial your left neighbour at once, 7.2)"
             )
+        elif event in ("pick", "ok_and_pick") and record.get("stream"):
+            self.streams = True
         elif event == "gave" and card_num == num_cards:
             self._warn(
                 f"it picked card_num {card_num} from an offer of {num_cards} cards, taken as "
@@ -126,11 +146,37 @@ class RingWatch:
             )
 
     def _follow_turn(self, event: object, ours: object, record: dict[str, Any]) -> None:
+        """The turn reaches the program when one of ours hands it over, and leaves it when
+        one of ours acts on a turn of its own (a move's time so includes that one's own
+        draw or pick, a few milliseconds)."""
+        before = self.holder
         if event in ("offer", "pass", "your_turn") and record.get("to") == PROGRAM:
             self.holder = PROGRAM
             self.handed = f"{ours}'s {event} {_short(_without_t(record, 'nick', 'event'))}"
+            self.handed_at = time.monotonic()
         elif event in ("draw", "offer", "pass", "your_turn", "pick", "turn"):
             self.holder = str(ours)
+            if before == PROGRAM:
+                self.move_times.append(time.monotonic() - self.handed_at)
+        if self.holder != before:
+            self.changed.set()
+            self.changed = trio.Event()
+
+    async def time_moves(self, limit: float) -> str:
+        """Returns (a FAIL's reason) once the program holds the turn longer than ``limit``."""
+        while True:
+            changed = self.changed
+            if self.holder == PROGRAM:
+                held = time.monotonic() - self.handed_at
+                with trio.move_on_after(max(limit - held, 0.0)):
+                    await changed.wait()
+                if not changed.is_set():
+                    return (
+                        f"it held the turn for more than {limit:g} s ({self.handed}): "
+                        "past the time a neighbour waits for an answer (section 8)"
+                    )
+            else:
+                await changed.wait()
 
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -166,8 +212,17 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> T
     )
     outcomes: list[TableOutcome] = []
     ended = trio.Event()
+    too_slow: list[str] = []
+
+    async def time_moves() -> None:
+        too_slow.append(await watch.time_moves(move_limit))
+        ended.set()
+
     async with trio.open_nursery() as nursery:
         host, port = await nursery.start(_table, config, outcomes, ended)
+        table = (host, port)
+        if stage.split:  # the program reaches the table through a relay that splits
+            host, port = await nursery.start(split_relay, table)
         address = f"{host}:{port}"
         await context.start(
             {"host": host, "port": str(port), "address": address, "nick": PROGRAM, "table": address}
@@ -175,31 +230,51 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> T
         ours = [nick for nick in stage.seats if nick != PROGRAM]
         for number, nick in enumerate(ours):
             part = stage.part(nick)
-            nursery.start_soon(_our_player, part, (host, port), number, move_limit, watch)
+            nursery.start_soon(_our_player, part, table, number, move_limit, watch, stage.split)
+        if stage.timed:
+            nursery.start_soon(time_moves)
         await ended.wait()  # the table returns when its game is over or aborted
         nursery.cancel_scope.cancel()
+    context.judge.move_times(watch.move_times)
+    if too_slow:
+        raise context.judge.fail(too_slow[0])
     outcome = outcomes[0]
     context.judge.note(outcome.line)
-    if outcome.state is not GameState.OVER and outcome.culprit == PROGRAM:
-        raise context.judge.fail(
-            f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}"
+    failure = _failure(outcome, watch, stage)
+    if failure is not None and stage.together and not watch.streams:
+        context.judge.warn(
+            f"it reads one message a recv: an ok and a pick in one segment broke it ({failure}); "
+            "our peers pause between the two for it, since its offers do not say stream: "
+            "true (13.2), but other peers may not (section 2: keep a buffer)"
         )
-    failure = watch.failure()
+        return outcome
+    if failure is not None and stage.together:
+        failure = f"an ok and a pick came in one segment, as its offers allow (6.2): {failure}"
     if failure is not None:
         raise context.judge.fail(failure)
+    for warning in watch.warnings:
+        context.judge.warn(warning)
+    await context.expect_exit("the game's end" if stage.aborted_by is None else "the abort")
+    return outcome
+
+
+def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> str | None:
+    """What the table's verdict and our peers' view say the program did wrong, if anything."""
+    if outcome.state is not GameState.OVER and outcome.culprit == PROGRAM:
+        return f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}"
+    failure = watch.failure()
+    if failure is not None:
+        return failure
     if outcome.rule == "stalled" and watch.holder == PROGRAM:
-        raise context.judge.fail(
+        return (
             f"it was handed the turn ({watch.handed}) and never passed it on (7.5, 7.7); "
             f"the table: {outcome.reason}"
         )
     if outcome.state is not GameState.OVER and (
         stage.aborted_by is None or outcome.culprit != stage.aborted_by
     ):
-        raise context.judge.fail(f"the game was aborted, naming no one: {outcome.reason}")
-    for warning in watch.warnings:
-        context.judge.warn(warning)
-    await context.expect_exit("the game's end" if stage.aborted_by is None else "the abort")
-    return outcome
+        return f"the game was aborted, naming no one: {outcome.reason}"
+    return None
 
 
 async def _table(
@@ -210,7 +285,12 @@ async def _table(
 
 
 async def _our_player(
-    part: Part, table: tuple[str, int], number: int, move_limit: float, watch: RingWatch
+    part: Part,
+    table: tuple[str, int],
+    number: int,
+    move_limit: float,
+    watch: RingWatch,
+    split: bool,
 ) -> None:
     """One of our peers, with its part's habit; its leaving is a cancelled scope."""
     leave = trio.CancelScope()
@@ -241,6 +321,8 @@ async def _our_player(
             listen_late=part.listen_late,
             choose_pick=choose_ends if part.picks_ends else None,
             on_event=on_event,
+            pick_with_ok=part.pick_with_ok,
+            wrap_stream=SplitSends if split else None,
             # A verified game waits for the report of every exchange (14.6), which a
             # player leaving the moment it passes the turn may not have sent; the
             # older clients that leave so never verify, and nor does this one.

@@ -17,6 +17,10 @@ students' peers really went wrong, so that one staged case catches it:
                      it waits for ever
 ``ignores-abort``    an aborted game is not an end, and a closed table is no reason to
                      stop: it waits for ever
+``stream-one-recv``  says ``stream: true`` in its offers, yet reads each message with one
+                     ``recv`` (``--one-recv``): an ok and a pick in one segment kill it
+``slow``             thinks SLOW seconds (1.5, past the tests' 1 s move limit) before each
+                     turn it hands on
 
 Usage: python broken_oldmaid.py --nick NICK --table HOST:PORT [--bug NAME] [student_peer flags]
 """
@@ -39,7 +43,10 @@ BUGS = (
     "one-based",
     "waits-for-out",
     "ignores-abort",
+    "stream-one-recv",
+    "slow",
 )
+SLOW = 1.5
 
 
 class BrokenPeer(student_peer.Peer):
@@ -58,6 +65,21 @@ class BrokenPeer(student_peer.Peer):
         conn = self.conn(sock, f"{self.nick}>{nick}")
         self.outs[seat] = conn
         return conn
+
+    def pass_draw_turn(self):
+        if self.bug == "slow":
+            time.sleep(SLOW)
+        super().pass_draw_turn()
+
+    def hold_turn(self):
+        if self.bug == "slow":
+            time.sleep(SLOW)
+        super().hold_turn()
+
+    def ask(self, seat, msg):
+        if self.bug == "stream-one-recv" and msg.get("cmd") == "offer":
+            msg = {**msg, "stream": True}
+        return super().ask(seat, msg)
 
     def left_seats(self):
         seats = super().left_seats()
@@ -110,6 +132,8 @@ def main():
         bug = argv[at + 1]
         argv = argv[:at] + argv[at + 2 :]
     args = student_peer.parse_args(argv)
+    if bug == "stream-one-recv":
+        args.one_recv = True
     if bug == "one-based":
         student_peer.pop_picked = one_based_pop
     student_peer.play(BrokenPeer(args, bug), args)

@@ -95,6 +95,8 @@ GAMES = {
             "oldmaid.game.2": ((*CHEAT, "false-out"), "rule hand_not_empty"),
             "oldmaid.game.3": ((*CHEAT, "false-out"), "rule hand_not_empty"),
             "oldmaid.game.6": ((*CHEAT, "discard-half"), "rule dealt_to_another"),
+            "oldmaid.framing.split": ((*STUDENT, "--one-recv"), "checker left the table"),
+            "oldmaid.framing.together": ("stream-one-recv", "in one segment"),
             "oldmaid.connect.late-neighbour": ("dial-once", "checker left the table"),
             "oldmaid.skip.out": ("no-skip", "never passed it on"),
             "oldmaid.skip.gone": ("gone-fatal", "checker left the table"),
@@ -107,6 +109,7 @@ GAMES = {
             "oldmaid.pick.ends": ("one-based", "it refused picker's pick of card_num 0"),
             "oldmaid.end.old-maid": ("waits-for-out", "did not exit"),
             "oldmaid.end.aborted": ("ignores-abort", "did not exit"),
+            "oldmaid.time": ("slow", "it held the turn for more than 1 s"),
         },
     ),
     "reversi": Game(

@@ -142,13 +142,22 @@ def test_the_watch_follows_the_turn_to_the_program_and_away() -> None:
     assert watch.holder == "ours2"
 
 
+STUDENT = (sys.executable, str(HERE.parent.parent / "interop" / "student_peer.py"), "--nick",
+           "{nick}", "--table", "{table}")  # fmt: skip
+
+
 @pytest.mark.scenario
-def test_a_student_that_listens_late_gets_a_warning(tmp_path: Path) -> None:
-    student = Program(
-        (sys.executable, str(HERE.parent.parent / "interop" / "student_peer.py"), "--nick",
-         "{nick}", "--table", "{table}", "--listen-late", "0.3")
-    )  # fmt: skip
-    [case] = [case for case in oldmaid.cases(1.0) if case.case_id == "oldmaid.game.3"]
-    [result] = trio.run(lambda: run_cases([case], student, tmp_path))
+@pytest.mark.parametrize(
+    ("habit", "case_id", "says"),
+    [
+        (("--listen-late", "0.3"), "oldmaid.game.3", "it listens only after its join reply"),
+        (("--one-recv",), "oldmaid.framing.together", "it reads one message a recv"),
+    ],
+)
+def test_an_older_student_s_habit_gets_a_warning(
+    habit: tuple[str, ...], case_id: str, says: str, tmp_path: Path
+) -> None:
+    [case] = [case for case in oldmaid.cases(1.0) if case.case_id == case_id]
+    [result] = trio.run(lambda: run_cases([case], Program((*STUDENT, *habit)), tmp_path))
     assert result.verdict is Verdict.WARN, result.reason
-    assert "it listens only after its join reply" in result.reason
+    assert says in result.reason
