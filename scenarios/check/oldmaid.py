@@ -85,6 +85,9 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "oldmaid.md 7.10",
          Stage((P, "leaver", "ours"), parts=(Part("leaver", leaves_at_draw=3),),
                aborted_by="leaver")),
+        ("oldmaid.end.table-dies",
+         "its table connection closes mid-game (the table died): stop within a few seconds",
+         "oldmaid.md 7.10", Stage((P, "ours1", "ours2"), table_dies_at_draw=3)),
     ]  # fmt: skip
 
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import itertools
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,14 +37,15 @@ from ring.oldmaid.cards import Card
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.record import GameKey, RecordHub
 from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
+from scenarios.check.relay import SplitSends, relay
 from scenarios.check.runner import CaseContext
-from scenarios.check.split_stream import SplitSends, split_relay
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
 PROGRAM = "checker"  # the program's {nick}
 SEED = 2013
 TRANSCRIPT_LINES = 16  # what a FAIL shows of the program's last messages
+SPLIT_PATIENCE = 10.0  # ring peer's own timeout, at least, when what we send is split
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,9 @@ class Stage:
     aborted_by: str | None = None  # the part whose leaving aborts the game, if one does
     timed: bool = False  # FAIL as soon as the program holds the turn past the move limit
     split: bool = False  # every byte the table and our peers send the program on its own
+    # The program's connection to the table closes (the table died, as far as it can
+    # tell) once the table has answered this many of its draws.
+    table_dies_at_draw: int | None = None
 
     @property
     def together(self) -> bool:
@@ -193,16 +198,22 @@ class RingWatch:
         return self.failures[0] + (f" (and {more} more like it)" if more else "")
 
 
-async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> TableOutcome:
+async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> None:
     """Play ``stage`` with the program; FAIL for what the table or our peers caught."""
     watch = RingWatch(frozenset(nick for nick in stage.seats if nick != PROGRAM))
     context.evidence = lambda: list(watch.lines)
     hub = RecordHub()
     hub.subscribe(watch.table_record)
+    table_dies = trio.Event()
+    if stage.table_dies_at_draw is not None:
+        hub.subscribe(_at_draw(stage.table_dies_at_draw, table_dies))
+    # The program reaches the table through a relay that splits, or that cuts; the
+    # relay then takes the port a program started by hand dials (--manual).
+    relayed = stage.split or stage.table_dies_at_draw is not None
     singles = stage.singles
     config = TableConfig(
         players=len(stage.seats),
-        port=context.fixed_port,
+        port=0 if relayed else context.fixed_port,
         seed=seed_seating(stage.seats, SEED),
         deck=stacked_deck(len(stage.seats), singles) if singles is not None else None,
         linger=1.0,
@@ -218,11 +229,27 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> T
         too_slow.append(await watch.time_moves(move_limit))
         ended.set()
 
+    exited: list[bool] = []
+
+    async def table_died() -> None:
+        await table_dies.wait()
+        exited.append(await context.running.wait(context.case.exit_within))  # type: ignore[union-attr]
+        ended.set()
+
+    async def table_over() -> None:  # the end, unless the program's table died first
+        await over.wait()
+        if not table_dies.is_set():
+            ended.set()
+
+    over = trio.Event()
     async with trio.open_nursery() as nursery:
-        host, port = await nursery.start(_table, config, outcomes, ended)
+        host, port = await nursery.start(_table, config, outcomes, over)
         table = (host, port)
-        if stage.split:  # the program reaches the table through a relay that splits
-            host, port = await nursery.start(split_relay, table)
+        if relayed:
+            to_table = functools.partial(
+                relay, table, port=context.fixed_port, split=stage.split, cut=table_dies
+            )
+            host, port = await nursery.start(to_table)
         address = f"{host}:{port}"
         await context.start(
             {"host": host, "port": str(port), "address": address, "nick": PROGRAM, "table": address}
@@ -233,11 +260,20 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> T
             nursery.start_soon(_our_player, part, table, number, move_limit, watch, stage.split)
         if stage.timed:
             nursery.start_soon(time_moves)
-        await ended.wait()  # the table returns when its game is over or aborted
+        nursery.start_soon(table_died)
+        nursery.start_soon(table_over)
+        await ended.wait()  # the game is over or aborted (or the program too slow, ...)
         nursery.cancel_scope.cancel()
     context.judge.move_times(watch.move_times)
     if too_slow:
         raise context.judge.fail(too_slow[0])
+    if exited:
+        if not exited[0]:
+            raise context.judge.fail(
+                f"the program did not exit within {context.case.exit_within:g} s of its table "
+                "connection closing in the middle of the game (the table died)"
+            )
+        return
     outcome = outcomes[0]
     context.judge.note(outcome.line)
     failure = _failure(outcome, watch, stage)
@@ -247,7 +283,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> T
             "our peers pause between the two for it, since its offers do not say stream: "
             "true (13.2), but other peers may not (section 2: keep a buffer)"
         )
-        return outcome
+        return
     if failure is not None and stage.together:
         failure = f"an ok and a pick came in one segment, as its offers allow (6.2): {failure}"
     if failure is not None:
@@ -255,7 +291,6 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> T
     for warning in watch.warnings:
         context.judge.warn(warning)
     await context.expect_exit("the game's end" if stage.aborted_by is None else "the abort")
-    return outcome
 
 
 def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> str | None:
@@ -275,6 +310,22 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> str | Non
     ):
         return f"the game was aborted, naming no one: {outcome.reason}"
     return None
+
+
+def _at_draw(count: int, event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:
+    """A record hub subscriber that sets ``event`` at the program's ``count``-th draw."""
+    draws = 0
+
+    def on_record(_key: GameKey, record: dict[str, Any]) -> None:
+        nonlocal draws
+        message = record.get("msg")
+        from_program = record.get("nick") == PROGRAM and record.get("dir") == "in"
+        if from_program and isinstance(message, dict) and message.get("cmd") == "draw":
+            draws += 1
+            if draws == count:
+                event.set()
+
+    return on_record
 
 
 async def _table(
@@ -316,7 +367,9 @@ async def _our_player(
             nick=part.nick,
             table=table,
             seed=SEED * 10 + number,
-            timeout=move_limit,
+            # Split, a verified offer (a commitment a card) takes a second to arrive: the
+            # time a program has to answer is not what our own splitting costs it.
+            timeout=max(move_limit, SPLIT_PATIENCE) if split else move_limit,
             idle_timeout=4 * move_limit + 5.0,
             listen_late=part.listen_late,
             choose_pick=choose_ends if part.picks_ends else None,
@@ -325,8 +378,9 @@ async def _our_player(
             wrap_stream=SplitSends if split else None,
             # A verified game waits for the report of every exchange (14.6), which a
             # player leaving the moment it passes the turn may not have sent; the
-            # older clients that leave so never verify, and nor does this one.
-            verify=not part.leaves_when_out,
+            # older clients that leave so never verify, and nor does this one. Split,
+            # a verified game's offers (a commitment a card) take seconds to arrive.
+            verify=not (part.leaves_when_out or split),
         )
     )
     # The table's outcome says what happened; our peer's own line adds nothing.

@@ -17,6 +17,7 @@ students' peers really went wrong, so that one staged case catches it:
                      it waits for ever
 ``ignores-abort``    an aborted game is not an end, and a closed table is no reason to
                      stop: it waits for ever
+``hang-on-close``    a table connection that closes is not the end: it waits for ever
 ``stream-one-recv``  says ``stream: true`` in its offers, yet reads each message with one
                      ``recv`` (``--one-recv``): an ok and a pick in one segment kill it
 ``slow``             thinks SLOW seconds (1.5, past the tests' 1 s move limit) before each
@@ -43,6 +44,7 @@ BUGS = (
     "one-based",
     "waits-for-out",
     "ignores-abort",
+    "hang-on-close",
     "stream-one-recv",
     "slow",
 )
@@ -111,6 +113,14 @@ class BrokenPeer(student_peer.Peer):
                 if status.get("game_over") and not status.get("aborted"):
                     return status
                 time.sleep(POLL_INTERVAL)
+        if self.bug == "hang-on-close":
+            while True:
+                try:
+                    return super().poll_until_over(deadline)
+                except PeerError as e:
+                    if "closed the connection" not in str(e):
+                        raise
+                    time.sleep(POLL_INTERVAL)  # the table will be back, surely
         return super().poll_until_over(deadline)
 
 

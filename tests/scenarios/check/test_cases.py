@@ -109,6 +109,7 @@ GAMES = {
             "oldmaid.pick.ends": ("one-based", "it refused picker's pick of card_num 0"),
             "oldmaid.end.old-maid": ("waits-for-out", "did not exit"),
             "oldmaid.end.aborted": ("ignores-abort", "did not exit"),
+            "oldmaid.end.table-dies": ("hang-on-close", "did not exit"),
             "oldmaid.time": ("slow", "it held the turn for more than 1 s"),
         },
     ),

@@ -1,11 +1,12 @@
-"""Messages to the program a byte at a time, from servers that are not the checker's own wire.
+"""Between the program and servers that are not the checker's own wire: split, or cut.
 
 ``ring check oldmaid`` plays the program against our real table and peers,
 which write each message whole. For its framing case every byte they send
 the program must arrive on its own: our peers' links go through
 ``SplitSends`` (``PeerConfig.wrap_stream``), and the program reaches the
-table through ``split_relay``, which passes its bytes on as they come and
-hands the table's back a byte at a time.
+table through ``relay``, which passes its bytes on as they come and hands
+the table's back a byte at a time. For the case of a table that dies, the
+relay cuts the program's connection when told.
 """
 
 from __future__ import annotations
@@ -48,22 +49,28 @@ class SplitSends(trio.abc.HalfCloseableStream):
         await self._stream.aclose()
 
 
-async def split_relay(
-    target: tuple[str, int], *, task_status: trio.TaskStatus[tuple[str, int]]
+async def relay(
+    target: tuple[str, int],
+    *,
+    port: int = 0,
+    split: bool = False,
+    cut: trio.Event | None = None,
+    task_status: trio.TaskStatus[tuple[str, int]],
 ) -> None:
-    """Listen on loopback; relay each connection to ``target``, its answers split.
-
-    Reports the (host, port) it listens on; runs until cancelled.
-    """
-    [listener] = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    """Listen on loopback ``port``; relay each connection to ``target``: its answers a byte
+    at a time if ``split``; every connection closed at once when ``cut`` is set (the
+    program sees its server die). Reports the (host, port) it listens on; runs until
+    cancelled."""
+    [listener] = await trio.open_tcp_listeners(port, host="127.0.0.1")
+    handler = functools.partial(_relay_one, target, split, trio.Event() if cut is None else cut)
     async with listener, trio.open_nursery() as nursery:
         task_status.started(("127.0.0.1", listener.socket.getsockname()[1]))
-        await trio.serve_listeners(
-            functools.partial(_relay_one, target), [listener], handler_nursery=nursery
-        )
+        await trio.serve_listeners(handler, [listener], handler_nursery=nursery)
 
 
-async def _relay_one(target: tuple[str, int], client: trio.SocketStream) -> None:
+async def _relay_one(
+    target: tuple[str, int], split: bool, cut: trio.Event, client: trio.SocketStream
+) -> None:
     try:
         server = await dial(*target, timeout=RELAY_DIAL_TIMEOUT)
     except (OSError, trio.TooSlowError):
@@ -79,5 +86,10 @@ async def _relay_one(target: tuple[str, int], client: trio.SocketStream) -> None
                 pass
             nursery.cancel_scope.cancel()  # one side is gone: so is the relay
 
+        async def cut_when_told() -> None:
+            await cut.wait()
+            nursery.cancel_scope.cancel()
+
         nursery.start_soon(pump, client, server)
-        nursery.start_soon(pump, server, SplitSends(client))
+        nursery.start_soon(pump, server, SplitSends(client) if split else client)
+        nursery.start_soon(cut_when_told)
