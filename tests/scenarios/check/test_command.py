@@ -91,3 +91,43 @@ def test_manual_mode_tells_when_to_start_and_checks_the_wire(tmp_path: Path) -> 
         f"{case}: start your program now: it connects to 127.0.0.1:{port} (name checker)"
         for case in wanted
     ]
+
+
+def test_manual_mode_runs_an_old_maid_peer_on_the_fixed_port(tmp_path: Path) -> None:
+    """--manual for oldmaid: the table (or, where a case relays the program's table
+    connection, the relay) takes the fixed port the student's peer dials."""
+    import socket
+
+    import trio
+
+    from scenarios.check import oldmaid
+    from scenarios.check.manual import ManualProgram
+    from scenarios.check.runner import run_cases
+    from scenarios.check.verdicts import Verdict
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    told: list[str] = []
+    started: list[subprocess.Popen[bytes]] = []
+    student = Path(__file__).parent.parent.parent / "interop" / "student_peer.py"
+
+    def start_it(text: str) -> None:
+        told.append(text)
+        command = [sys.executable, str(student), "--nick", "checker", "--table",
+                   f"127.0.0.1:{port}"]  # fmt: skip
+        started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+
+    wanted = ("oldmaid.game.2", "oldmaid.end.table-dies")
+    cases = [case for case in oldmaid.cases(1.0) if case.case_id in wanted]
+    try:
+        results = trio.run(lambda: run_cases(cases, ManualProgram(port, start_it), tmp_path))
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+    assert [(r.case_id, r.verdict) for r in results] == [(c, Verdict.PASS) for c in wanted]
+    assert told == [
+        f"{case}: start your program now: it connects to 127.0.0.1:{port} (name checker)"
+        for case in wanted
+    ]
