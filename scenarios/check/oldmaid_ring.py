@@ -98,6 +98,7 @@ class RingWatch:
     # Who holds the turn as far as our peers know, the event that handed it there and
     # when (time.monotonic()), and how long the program held each turn it was handed.
     holder: str | None = None
+    game_ended: bool = False  # the table said over or aborted
     streams: bool = False  # one of the program's offers said stream: true (6.2)
     handed: str = ""
     handed_at: float = 0.0
@@ -110,6 +111,10 @@ class RingWatch:
             self.lines.append(f"table {arrow} {_short(record.get('msg'))}")
         elif record.get("event") in ("aborted", "over", "out"):
             self.lines.append(f"table: {record['event']} {_short(_without_t(record))}")
+        if record.get("event") in ("aborted", "over"):
+            self.game_ended = True
+            self.changed.set()
+            self.changed = trio.Event()
 
     def peer_event(self, record: dict[str, Any]) -> None:
         event, ours = record.get("event"), record.get("nick")
@@ -167,21 +172,33 @@ class RingWatch:
             self.changed.set()
             self.changed = trio.Event()
 
-    async def time_moves(self, limit: float) -> str:
-        """Returns (a FAIL's reason) once the program holds the turn longer than ``limit``."""
+    async def time_moves(self, limit: float, strict: bool, exited: Callable[[], bool]) -> str:
+        """Returns (a FAIL's reason) once the program holds the turn longer than ``limit``
+        before the game ends; ``strict``: the move limit itself, else the limit of a stall.
+        A program that has exited is no longer timed: the table names who left holding
+        the turn (``left_with_turn``), more precisely than a stall could."""
         while True:
             changed = self.changed
+            if self.game_ended:
+                await trio.sleep_forever()  # the loser keeps its turn: that is the end
             if self.holder == PROGRAM:
                 held = time.monotonic() - self.handed_at
                 with trio.move_on_after(max(limit - held, 0.0)):
                     await changed.wait()
-                if not changed.is_set():
+                if changed.is_set():
+                    continue
+                if exited():
+                    await trio.sleep_forever()
+                if strict:
                     return (
                         f"it held the turn for more than {limit:g} s ({self.handed}): "
                         "past the time a neighbour waits for an answer (section 8)"
                     )
-            else:
-                await changed.wait()
+                return (
+                    f"it was handed the turn ({self.handed}) and had not passed it on "
+                    f"{limit:g} s later (7.5, 7.7)"
+                )
+            await changed.wait()
 
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -226,7 +243,12 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     too_slow: list[str] = []
 
     async def time_moves() -> None:
-        too_slow.append(await watch.time_moves(move_limit))
+        # A stall is a turn held past twice the move limit and a second (the table's
+        # own "nothing moved" timeout is longer: it cannot tell who holds the turn).
+        limit = move_limit if stage.timed else 2 * move_limit + 1.0
+        running = context.running
+        exited = (lambda: running.exited) if running is not None else (lambda: False)
+        too_slow.append(await watch.time_moves(limit, strict=stage.timed, exited=exited))
         ended.set()
 
     exited: list[bool] = []
@@ -258,8 +280,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         for number, nick in enumerate(ours):
             part = stage.part(nick)
             nursery.start_soon(_our_player, part, table, number, move_limit, watch, stage.split)
-        if stage.timed:
-            nursery.start_soon(time_moves)
+        nursery.start_soon(time_moves)
         nursery.start_soon(table_died)
         nursery.start_soon(table_over)
         await ended.wait()  # the game is over or aborted (or the program too slow, ...)

@@ -247,10 +247,7 @@ def test_handout_peers_alone_2(tmp_path):
         ("HRHRHRHR", 209),  # 8 players, alternating
         ("HRR", 210),  # 3 players, as in the doc's example
         ("RHH", 211),
-        ("HR", 212),  # the small rings again, other seeds
-        ("RH", 213),
-        ("HHRR", 214),
-        ("RRHH", 215),
+        ("RRHH", 215),  # 4 players, in blocks, ring peers first
     ],
 )
 def test_mixed_ring(kinds, table_seed, tmp_path):

@@ -51,7 +51,6 @@ def played(players: int, seed: int, flags: tuple[str, ...], tmp_path: Path) -> R
         (4, 1006, "over, left with the turn"),
         (5, 1004, "over"),
         (6, 1000, "aborted"),
-        (7, 1000, "over"),  # the old client loses
         (8, 1000, "over"),
     ],
 )

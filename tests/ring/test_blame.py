@@ -126,7 +126,7 @@ FAULTY_GAMES = given(
 
 
 # Bounded for make test (a game takes about a second); derandomized: the same games each run.
-@settings(max_examples=14, deadline=None, derandomize=True)
+@settings(max_examples=10, deadline=None, derandomize=True)
 @FAULTY_GAMES
 def test_a_faulty_peer_is_the_only_one_ever_named(
     players: int, seed: int, fault: str, strike: int, faulty: int
@@ -141,7 +141,7 @@ def test_a_faulty_peer_is_the_only_one_ever_named(
     assert table.reason.startswith(f"{culprit} "), table.reason
 
 
-@settings(max_examples=8, deadline=None, derandomize=True)
+@settings(max_examples=6, deadline=None, derandomize=True)
 @FAULTY_GAMES
 def test_in_a_verified_game_no_honest_peer_is_named(
     players: int, seed: int, fault: str, strike: int, faulty: int

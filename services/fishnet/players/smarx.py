@@ -105,10 +105,12 @@ class Smarx(Player):
         # The opponent's unknown cards are drawn from the unknown cards of the
         # ranks it may hold; those of ranks it lacks are all in the deck.
         slots = self.opponent_hand_size - sum(self.known)
-        pool = sum(self.unknown(r) for r in RANKS if r not in self.lacks)
+        booked = self.booked  # once: a property that builds two sets
+        unknown = [0 if r in booked else BOOK_SIZE - self.hand[r] - self.known[r] for r in RANKS]
+        pool = sum(unknown[r] for r in RANKS if r not in self.lacks)
         if slots <= 0 or pool <= 0:
             return 0.0
-        return 1.0 - math.comb(pool - self.unknown(rank), slots) / math.comb(pool, slots)
+        return 1.0 - math.comb(pool - unknown[rank], slots) / math.comb(pool, slots)
 
     # -- the decision -----------------------------------------------------------------
 

@@ -98,10 +98,10 @@ GAMES = {
             "oldmaid.framing.split": ((*STUDENT, "--one-recv"), "checker left the table"),
             "oldmaid.framing.together": ("stream-one-recv", "in one segment"),
             "oldmaid.connect.late-neighbour": ("dial-once", "checker left the table"),
-            "oldmaid.skip.out": ("no-skip", "never passed it on"),
+            "oldmaid.skip.out": ("no-skip", "had not passed it on"),
             "oldmaid.skip.gone": ("gone-fatal", "checker left the table"),
             "oldmaid.out.skipped": ("out-untold", "rule false_out"),
-            "oldmaid.offer.none-received": ("picks-from-none", "never passed it on"),
+            "oldmaid.offer.none-received": ("picks-from-none", "had not passed it on"),
             "oldmaid.offer.none-sent": (
                 (*STUDENT, "--leave-holding-turn"),
                 "rule left_with_turn",
@@ -171,7 +171,7 @@ GAMES = {
 
 
 def check(cases: list[Case], program: Program, tmp_path: Path) -> list[CaseResult]:
-    return trio.run(lambda: run_cases(cases, program, tmp_path, jobs=4))
+    return trio.run(lambda: run_cases(cases, program, tmp_path, jobs=8))
 
 
 def not_passed(results: list[CaseResult]) -> list[tuple[str, Verdict, str]]:
