@@ -54,6 +54,9 @@ class GamePlan:
     solver_seat: int
     index: int
     seed: int
+    # The solver's time a move (bots.make_player); None: its own budget, as the bench
+    # measures it. Tests of the bench's plumbing give it less.
+    move_time: float | None = None
 
     def level_of(self, seat: int) -> str:
         return "solver" if seat == self.solver_seat else self.opponent
@@ -75,7 +78,8 @@ async def _play(plan: GamePlan, address: tuple[str, int]) -> GameRecord:
 
     async def seat(number: int) -> None:
         level = plan.level_of(number)
-        agent = BotAgent(make_player(level, f"{plan.seed}:{plan.opponent}:{plan.index}:{level}"))
+        seed = f"{plan.seed}:{plan.opponent}:{plan.index}:{level}"
+        agent = BotAgent(make_player(level, seed, move_time=plan.move_time))
         try:
             ends[number] = await play_one_game(
                 address, plan.handle_of(number), number, agent, timeout=CLIENT_TIMEOUT
@@ -105,7 +109,11 @@ def _rate(wins: int, games: int) -> str:
 
 
 def strength(
-    servers: ServicePool, games: int, seed: int, opponents: Sequence[str] = OPPONENTS
+    servers: ServicePool,
+    games: int,
+    seed: int,
+    opponents: Sequence[str] = OPPONENTS,
+    move_time: float | None = None,
 ) -> int:
     print(
         f"No Tipping: solver against each player, {games} games a pairing (half in each seat), "
@@ -115,7 +123,7 @@ def strength(
     print("  pairing                    seat  games  won lost  solver's win rate [95%]  goal")
     failed = 0
     for opponent in opponents:
-        plans = [GamePlan(opponent, i % 2, i, seed) for i in range(games)]
+        plans = [GamePlan(opponent, i % 2, i, seed, move_time) for i in range(games)]
         started = time.monotonic()
         records = servers.play(_play, plans)
         elapsed = time.monotonic() - started

@@ -52,7 +52,7 @@ def test_each_attack_in_a_ring_of_honest_peers(attack: str) -> None:
 
 
 # Rings of 3-6, any attack but a turn kept for ever (4 s a game, played above).
-@settings(max_examples=8, deadline=None, derandomize=True)
+@settings(max_examples=6, deadline=None, derandomize=True)
 @given(
     attack=st.sampled_from([a for a in ATTACKS if a != "keep-turn"]),
     players=st.integers(3, 6),

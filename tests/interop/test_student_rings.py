@@ -117,7 +117,11 @@ def _assert_skipped_once_silent(tmp_path: Path, game: RingGame) -> None:
     assert skips and {r["over"] for r in skips} == {STUDENT_NICK}
     assert any(r.get("waited") == OUT_GRACE for r in skips)
     gone = peer_events(tmp_path, game, "gone")
-    assert gone and {(r["nick"], r["why"]) for r in gone} == {(STUDENT_NICK, "silent")}
+    assert gone and {r["nick"] for r in gone} == {STUDENT_NICK}
+    # Silent while the game went on; "left" too if a last round of asking found it
+    # gone after the game's end (on a loaded machine that round comes later).
+    whys = {r["why"] for r in gone}
+    assert "silent" in whys and whys <= {"silent", "left"}
 
 
 def test_an_out_player_that_stops_accepting_is_skipped_after_a_short_grace(

@@ -63,7 +63,7 @@ def test_a_seed_replays_the_same_game(
     assert games[0] == games[1]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1])
 def test_eight_players_other_seeds(tmp_path: Path, seed: int) -> None:
     _assert_passed(oldmaid_game.run_scenario(8, seed, workdir=tmp_path, timeout=TIMEOUT))
 
@@ -124,7 +124,7 @@ def test_a_peer_without_an_event_log(tmp_path: Path) -> None:
         "--host", "127.0.0.1", "--seed", "99",
     ]  # fmt: skip
     result = oldmaid_game.run_scenario(
-        8, 3, workdir=tmp_path, timeout=TIMEOUT, extra_peers=[silent]
+        4, 3, workdir=tmp_path, timeout=TIMEOUT, extra_peers=[silent]
     )
     _assert_passed(result)
     assert result.records is not None and "silent" not in result.records.events

@@ -47,7 +47,9 @@ def test_a_full_board_holds_every_weight() -> None:
 def test_a_short_run_through_real_servers(capsys: pytest.CaptureFixture[str]) -> None:
     servers = ServicePool("notipping", 2, seed=5)
     try:
-        failed = notipping_bench.strength(servers, games=2, seed=5, opponents=["greedy"])
+        failed = notipping_bench.strength(
+            servers, games=2, seed=5, opponents=["greedy"], move_time=0.2
+        )
         transcripts = servers.transcripts()
     finally:
         servers.close()
