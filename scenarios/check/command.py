@@ -94,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
         cases = chosen
     if args.list:
         for case in cases:
-            print(f"{case.case_id:<28} {case.section:<16} {case.title}")
+            print(f"{case.case_id:<{report.ID_WIDTH}} {case.section:<16} {case.title}")
         return 0
     program: Program | ManualProgram
     if args.manual:

@@ -12,11 +12,12 @@ from scenarios.check.verdicts import CaseResult, Verdict
 
 # A FAIL quotes this much of the program's output.
 OUTPUT_LINES = 8
+ID_WIDTH = 30  # the longest case id: oldmaid.connect.late-neighbour
 
 
 def case_line(result: CaseResult) -> str:
     """The line printed as a case ends: verdict, id, time, and why (unless it passed)."""
-    line = f"{result.verdict.value:<5} {result.case_id:<28} {result.seconds:6.2f} s"
+    line = f"{result.verdict.value:<5} {result.case_id:<{ID_WIDTH}} {result.seconds:6.2f} s"
     if result.verdict is not Verdict.PASS:
         line += f"  {result.reason}"
     return line
