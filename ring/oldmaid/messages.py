@@ -260,8 +260,28 @@ def encode(message: Message | Reply) -> bytes:
     return _encoder.encode(message) + b"\n"
 
 
+# Typed decoders read a well-formed message straight from its bytes, ten times
+# faster than a dict converted afterwards (a handoff decodes half a dozen).
+_request_decoder = msgspec.json.Decoder(Request)
+_reply_decoder = msgspec.json.Decoder(Reply)
+
+
 def decode(frame: bytes) -> Request | Reply:
     """A request (it has ``cmd``) or a reply (it has ``result``), or ``BadMessage``."""
+    # The fast path takes only what the full one below would decode the same way; any
+    # doubt (no such key, a bad field, a frame with both) goes the full way, which
+    # also says what is wrong the way it always has.
+    has_cmd, has_result = b'"cmd"' in frame, b'"result"' in frame
+    if has_cmd != has_result:
+        try:
+            return (_request_decoder if has_cmd else _reply_decoder).decode(frame)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+    return decode_thoroughly(frame)
+
+
+def decode_thoroughly(frame: bytes) -> Request | Reply:
+    """``decode`` without its fast path: every frame as a dict first, then converted."""
     try:
         raw = msgspec.json.decode(frame)
     except msgspec.DecodeError as exc:

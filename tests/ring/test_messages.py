@@ -15,6 +15,7 @@ from ring.oldmaid.messages import (
     Reply,
     YourTurn,
     decode,
+    decode_thoroughly,
     encode,
 )
 
@@ -135,3 +136,33 @@ def test_any_bytes_decode_or_raise_bad_message(data: bytes) -> None:
 )
 def test_any_json_object_decodes_or_raises_bad_message(obj: dict) -> None:
     assert_decodes_or_explains(msgspec.json.encode(obj))
+
+
+COMMANDS = ["join", "draw", "discard", "out_of_cards", "status", "offer", "pick", "your_turn",
+            "received", "gave", "nope"]  # fmt: skip
+FIELDS = ["cmd", "result", "nick", "num_cards", "card_num", "card", "cards", "stream", "from",
+          "message", "seq", "mac", "state"]  # fmt: skip
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(FIELDS),
+        st.sampled_from([*COMMANDS, "ok", "error", "out", "last_card"])
+        | st.none()
+        | st.booleans()
+        | st.integers(-2, 60)
+        | st.lists(st.sampled_from(["3", "spades", "clubs", "joker", "maid"]), max_size=2),
+        max_size=5,
+    )
+)
+def test_the_fast_path_decodes_exactly_as_the_thorough_one(obj: dict) -> None:
+    frame = msgspec.json.encode(obj)
+    try:
+        expected: object = decode_thoroughly(frame)
+    except BadMessage as exc:
+        expected = ("refused", str(exc))
+    try:
+        got: object = decode(frame)
+    except BadMessage as exc:
+        got = ("refused", str(exc))
+    assert got == expected
