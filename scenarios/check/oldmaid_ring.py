@@ -9,26 +9,21 @@ process, over loopback TCP, with the program as one more player (``{nick}``,
 other clients (``Part``): listening late, picking the first and the last
 card, leaving once out, leaving mid-game.
 
-What the program does is seen twice: the table records every message it
-sends and gets (``RingWatch.table_record``), and our peers log every
-exchange they have with it (``RingWatch.peer_event``). The table's verdict
-comes first: a game aborted naming the program is a FAIL with the table's
-rule. Then what our peers saw: a pick outside an offer, or an offer that
-refused a good pick, is a FAIL (6.3); the habits our peers put up with
-(listening late, picking ``num_cards``) are WARNs
-(section 13).
+What the program does is seen twice, by the table and by our peers
+(``scenarios.check.oldmaid_watch``). The table's verdict comes first: a
+game aborted naming the program is a FAIL with the table's rule. Then what
+our peers saw: a pick outside an offer, or an offer that refused a good
+pick, is a FAIL (6.3); the habits our peers put up with (listening late,
+picking ``num_cards``) are WARNs (section 13).
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import itertools
-import json
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -37,14 +32,14 @@ from ring.oldmaid.cards import Card
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.record import GameKey, RecordHub
 from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
+from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
+from scenarios.check.oldmaid_watch import RingWatch
 from scenarios.check.relay import SplitSends, relay
 from scenarios.check.runner import CaseContext
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
-PROGRAM = "checker"  # the program's {nick}
 SEED = 2013
-TRANSCRIPT_LINES = 16  # what a FAIL shows of the program's last messages
 SPLIT_PATIENCE = 10.0  # ring peer's own timeout, at least, when what we send is split
 
 
@@ -83,136 +78,6 @@ class Stage:
 
     def part(self, nick: str) -> Part:
         return next((part for part in self.parts if part.nick == nick), Part(nick))
-
-
-@dataclass
-class RingWatch:
-    """What our table and our peers saw the program do: evidence, failures and warnings."""
-
-    ours: frozenset[str]
-    lines: collections.deque[str] = field(
-        default_factory=lambda: collections.deque(maxlen=TRANSCRIPT_LINES)
-    )
-    failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    # Who holds the turn as far as our peers know, the event that handed it there and
-    # when (time.monotonic()), and how long the program held each turn it was handed.
-    holder: str | None = None
-    game_ended: bool = False  # the table said over or aborted
-    streams: bool = False  # one of the program's offers said stream: true (6.2)
-    handed: str = ""
-    handed_at: float = 0.0
-    move_times: list[float] = field(default_factory=list)
-    changed: trio.Event = field(default_factory=trio.Event)  # the holder changed
-
-    def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
-        if record.get("nick") == PROGRAM and "dir" in record:
-            arrow = "<-" if record["dir"] == "in" else "->"  # the report's: "->" is ours
-            self.lines.append(f"table {arrow} {_short(record.get('msg'))}")
-        elif record.get("event") in ("aborted", "over", "out"):
-            self.lines.append(f"table: {record['event']} {_short(_without_t(record))}")
-        if record.get("event") in ("aborted", "over"):
-            self.game_ended = True
-            self.changed.set()
-            self.changed = trio.Event()
-
-    def peer_event(self, record: dict[str, Any]) -> None:
-        event, ours = record.get("event"), record.get("nick")
-        self._follow_turn(event, ours, record)
-        about = {record.get(key) for key in ("to", "by", "from", "over", "nick")}
-        # The offerer's nick is the one it sent ("from" is optional): not ours, the program's.
-        if event == "pick" and record.get("from") not in self.ours:
-            about.add(PROGRAM)
-        if event == "ok_and_pick" and record.get("from") not in self.ours:
-            about.add(PROGRAM)
-        if event == "pick_refused" and record.get("by") not in self.ours:
-            about.add(PROGRAM)
-        if PROGRAM not in about or event is None:
-            return
-        self.lines.append(f"{ours}: {event} {_short(_without_t(record, 'nick', 'event'))}")
-        card_num, num_cards = record.get("card_num"), record.get("num_cards")
-        if event == "dialled" and record.get("to") == PROGRAM:
-            self._warn(
-                f"it listens only after its join reply: {ours}'s dial was refused "
-                f"{record['attempts'] - 1} times (13.1; dial your left neighbour at once, 7.2)"
-            )
-        elif event in ("pick", "ok_and_pick") and record.get("stream"):
-            self.streams = True
-        elif event == "gave" and card_num == num_cards:
-            self._warn(
-                f"it picked card_num {card_num} from an offer of {num_cards} cards, taken as "
-                "the last card (13.3; card_num counts from 0, 6.3)"
-            )
-        elif event == "bad_pick":
-            self._fail(
-                f"it picked card_num {card_num} from an offer of {num_cards} cards "
-                "(6.3: 0 <= card_num < num_cards)"
-            )
-        elif event == "pick_refused" and 0 <= card_num < num_cards:
-            self._fail(
-                f"it refused {ours}'s pick of card_num {card_num} from its offer of "
-                f"{num_cards} cards ({record.get('message')!r}; 6.3: any 0 <= card_num < "
-                "num_cards is a card)"
-            )
-
-    def _follow_turn(self, event: object, ours: object, record: dict[str, Any]) -> None:
-        """The turn reaches the program when one of ours hands it over, and leaves it when
-        one of ours acts on a turn of its own (a move's time so includes that one's own
-        draw or pick, a few milliseconds)."""
-        before = self.holder
-        if event in ("offer", "pass", "your_turn") and record.get("to") == PROGRAM:
-            self.holder = PROGRAM
-            self.handed = f"{ours}'s {event} {_short(_without_t(record, 'nick', 'event'))}"
-            self.handed_at = time.monotonic()
-        elif event in ("draw", "offer", "pass", "your_turn", "pick", "turn"):
-            self.holder = str(ours)
-            if before == PROGRAM:
-                self.move_times.append(time.monotonic() - self.handed_at)
-        if self.holder != before:
-            self.changed.set()
-            self.changed = trio.Event()
-
-    async def time_moves(self, limit: float, strict: bool, exited: Callable[[], bool]) -> str:
-        """Returns (a FAIL's reason) once the program holds the turn longer than ``limit``
-        before the game ends; ``strict``: the move limit itself, else the limit of a stall.
-        A program that has exited is no longer timed: the table names who left holding
-        the turn (``left_with_turn``), more precisely than a stall could."""
-        while True:
-            changed = self.changed
-            if self.game_ended:
-                await trio.sleep_forever()  # the loser keeps its turn: that is the end
-            if self.holder == PROGRAM:
-                held = time.monotonic() - self.handed_at
-                with trio.move_on_after(max(limit - held, 0.0)):
-                    await changed.wait()
-                if changed.is_set():
-                    continue
-                if exited():
-                    await trio.sleep_forever()
-                if strict:
-                    return (
-                        f"it held the turn for more than {limit:g} s ({self.handed}): "
-                        "past the time a neighbour waits for an answer (section 8)"
-                    )
-                return (
-                    f"it was handed the turn ({self.handed}) and had not passed it on "
-                    f"{limit:g} s later (7.5, 7.7)"
-                )
-            await changed.wait()
-
-    def _warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
-
-    def _fail(self, message: str) -> None:
-        self.failures.append(message)
-
-    def failure(self) -> str | None:
-        """The first failure, and how many more came (a bug repeats itself)."""
-        if not self.failures:
-            return None
-        more = len(self.failures) - 1
-        return self.failures[0] + (f" (and {more} more like it)" if more else "")
 
 
 async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> None:
@@ -407,17 +272,3 @@ async def _our_player(
     # The table's outcome says what happened; our peer's own line adds nothing.
     with leave, contextlib.suppress(PeerError):
         await peer.play()
-
-
-def _without_t(record: dict[str, Any], *drop: str) -> dict[str, Any]:
-    """A record without its times (``t``, ``t_start``, ...) and the keys in ``drop``."""
-    return {
-        key: value
-        for key, value in record.items()
-        if key != "t" and not key.startswith("t_") and key not in drop
-    }
-
-
-def _short(value: object) -> str:
-    text = json.dumps(value, separators=(",", ":"))
-    return text if len(text) <= 160 else text[:157] + "..."

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ring.oldmaid.cards import JOKER, full_deck, partner, split_pairs
 from scenarios.check import oldmaid
 from scenarios.check.oldmaid_deck import card, cards, draws_per_seat, seed_seating, stacked_deck
-from scenarios.check.oldmaid_ring import PROGRAM, RingWatch
+from scenarios.check.oldmaid_watch import PROGRAM, RingWatch
 from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import Verdict
 from scenarios.programs import Program
