@@ -19,7 +19,6 @@ picking ``num_cards``) are WARNs (section 13).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 from collections.abc import Callable, Mapping
@@ -128,6 +127,12 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         if not table_dies.is_set():
             ended.set()
 
+    ours_failed: list[str] = []
+
+    def unseated(why: str) -> None:
+        ours_failed.append(why)
+        ended.set()
+
     over = trio.Event()
     async with trio.open_nursery() as nursery:
         host, port = await nursery.start(_table, config, outcomes, over)
@@ -144,12 +149,16 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         ours = [nick for nick in stage.seats if nick != PROGRAM]
         for number, nick in enumerate(ours):
             part = stage.part(nick)
-            nursery.start_soon(_our_player, part, table, number, move_limit, watch, stage.split)
+            nursery.start_soon(
+                _our_player, part, table, number, move_limit, watch, stage.split, unseated
+            )
         nursery.start_soon(time_moves)
         nursery.start_soon(table_died)
         nursery.start_soon(table_over)
         await ended.wait()  # the game is over or aborted (or the program too slow, ...)
         nursery.cancel_scope.cancel()
+    if ours_failed:  # not the program's fault: an ERROR, said at once, not a hang
+        raise RuntimeError(ours_failed[0])
     context.judge.move_times(watch.move_times)
     if too_slow:
         raise context.judge.fail(too_slow[0])
@@ -228,6 +237,7 @@ async def _our_player(
     move_limit: float,
     watch: RingWatch,
     split: bool,
+    unseated: Callable[[str], None],
 ) -> None:
     """One of our peers, with its part's habit; its leaving is a cancelled scope."""
     leave = trio.CancelScope()
@@ -269,6 +279,11 @@ async def _our_player(
             verify=not (part.leaves_when_out or split),
         )
     )
-    # The table's outcome says what happened; our peer's own line adds nothing.
-    with leave, contextlib.suppress(PeerError):
-        await peer.play()
+    with leave:
+        try:
+            await peer.play()
+        except PeerError as exc:
+            # Seated, the table's outcome says what happened; our peer's line adds
+            # nothing. Not seated, the game can never start: the checker's failure.
+            if not peer.seated.is_set():
+                unseated(f"our player {part.nick} could not join the table: {exc}")

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from ring.oldmaid.cards import JOKER, full_deck, partner, split_pairs
 from scenarios.check import oldmaid
 from scenarios.check.oldmaid_deck import card, cards, draws_per_seat, seed_seating, stacked_deck
+from scenarios.check.oldmaid_ring import Stage, play_stage
 from scenarios.check.oldmaid_watch import PROGRAM, RingWatch
-from scenarios.check.runner import run_cases
+from scenarios.check.runner import Case, CaseContext, run_cases
 from scenarios.check.verdicts import Verdict
 from scenarios.programs import Program
 from services.oldmaid.referee import DECK_SIZE, seating
@@ -161,3 +162,18 @@ def test_an_older_student_s_habit_gets_a_warning(
     [result] = trio.run(lambda: run_cases([case], Program((*STUDENT, *habit)), tmp_path))
     assert result.verdict is Verdict.WARN, result.reason
     assert says in result.reason
+
+
+@pytest.mark.scenario
+def test_one_of_ours_that_cannot_join_is_the_checker_s_error_not_a_hang(tmp_path: Path) -> None:
+    # A nick the table refuses: our player never sits, so the game could never start.
+    stage = Stage(("bad nick", PROGRAM))
+
+    async def play(context: CaseContext) -> None:
+        await play_stage(context, stage, 1.0)
+
+    case = Case("ours.cannot-join", "ours cannot join", "-", play, 60.0, name=PROGRAM,
+                starts_itself=True)  # fmt: skip
+    [result] = trio.run(lambda: run_cases([case], Program(STUDENT), tmp_path))
+    assert result.verdict is Verdict.ERROR, result.reason
+    assert "our player bad nick could not join the table" in result.reason
