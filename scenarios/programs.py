@@ -9,6 +9,11 @@ pipes: a program that prints a lot never blocks on a reader that is busy).
 ``RunningProgram.stop`` kills the whole group, SIGTERM first and SIGKILL after
 a grace period, so that nothing the program started survives the case.
 
+``Limits`` bound what one run may take of the machine (memory, CPU time,
+open files), set in the child before it runs the command: a program past
+its memory fails to allocate, past its CPU time it is killed (SIGXCPU), past
+its files it cannot open another. A tournament runs every program so.
+
 A command that cannot be started at all (no such file, not executable) raises
 ``ProgramError`` with one line that says so; a program that exits at once is
 for the caller to notice (``exited``) and report with its last output.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shlex
 import signal
 import subprocess
@@ -77,11 +83,43 @@ def environment(values: Mapping[str, str], base: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
+class Limits:
+    """What one run of a program may take; None: no limit of that kind.
+
+    Memory is the data limit (RLIMIT_DATA: the heap and every private writable
+    mapping), not the address space: a JVM reserves far more address space than
+    it uses, and would not even start under a limit on it.
+    """
+
+    memory_bytes: int | None = 2 * 1024**3
+    cpu_seconds: int | None = None
+    open_files: int | None = 1024
+
+    def apply(self) -> None:
+        """Set the limits in this process (the child, before it runs the command)."""
+        # CPU time: SIGXCPU at the limit, SIGKILL a second later (for one that ignores it).
+        for kind, value, grace in (
+            (resource.RLIMIT_DATA, self.memory_bytes, 0),
+            (resource.RLIMIT_CPU, self.cpu_seconds, 1),
+            (resource.RLIMIT_NOFILE, self.open_files, 0),
+        ):
+            if value is not None:
+                _, hard = resource.getrlimit(kind)
+                unlimited = hard == resource.RLIM_INFINITY
+                soft = value if unlimited else min(value, hard)
+                resource.setrlimit(
+                    kind, (soft, soft + grace if unlimited else min(hard, soft + grace))
+                )
+
+
+@dataclass(frozen=True)
 class Program:
-    """A command line to test; ``cwd`` is where it runs (the checker's own by default)."""
+    """A command line to test; ``cwd`` is where it runs (the checker's own by default);
+    ``limits``: what each run may take (None: as much as the checker itself may)."""
 
     argv: tuple[str, ...]
     cwd: Path | None = None
+    limits: Limits | None = None
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -107,6 +145,7 @@ class Program:
                     cwd=self.cwd,
                     env=environment(values),
                     start_new_session=True,  # its own process group, killed whole
+                    preexec_fn=self.limits.apply if self.limits is not None else None,
                 )
             except FileNotFoundError:
                 raise ProgramError(f"cannot run {argv[0]!r}: no such program") from None
@@ -164,6 +203,8 @@ class RunningProgram:
         code = self.process.returncode
         if code is None:
             return "still running"
+        if code == -signal.SIGXCPU:
+            return "killed by SIGXCPU: past its CPU-time limit"
         if code < 0:
             with contextlib.suppress(ValueError):
                 return f"killed by {signal.Signals(-code).name}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from scenarios.programs import Program, ProgramError, environment, substitute
+from scenarios.programs import Limits, Program, ProgramError, environment, substitute
 
 VALUES = {"host": "127.0.0.1", "port": "4000", "address": "127.0.0.1:4000", "name": "ann"}
 
@@ -114,3 +114,52 @@ async def test_a_file_that_is_not_executable_is_one_clear_line(tmp_path: Path) -
 def test_no_command_is_one_clear_line() -> None:
     with pytest.raises(ProgramError, match="no program to run"):
         Program(())
+
+
+# Each prints what it met: the limit is set in the child, before the command runs.
+TAKE_MEMORY = """
+try:
+    hoard = bytearray(400 * 1024 * 1024)
+    print("allocated")
+except MemoryError:
+    print("MemoryError")
+"""
+OPEN_FILES = """
+import os
+handles = []
+try:
+    while len(handles) < 1000:
+        handles.append(open(os.devnull))
+    print("opened", len(handles))
+except OSError as exc:
+    print("refused after", len(handles), exc.strerror)
+"""
+SPIN = "while True: pass"
+
+
+@pytest.mark.parametrize(
+    ("code", "limits", "printed"),
+    [
+        (TAKE_MEMORY, Limits(memory_bytes=200 * 1024 * 1024), "MemoryError"),
+        (TAKE_MEMORY, None, "allocated"),
+        (OPEN_FILES, Limits(open_files=64), "refused after"),
+        (OPEN_FILES, None, "opened 1000"),
+    ],
+)
+async def test_limits_bound_what_a_run_takes(
+    code: str, limits: Limits | None, printed: str, tmp_path: Path
+) -> None:
+    running = await Program((sys.executable, "-c", code), limits=limits).start(
+        VALUES, tmp_path, "limited"
+    )
+    assert await running.wait(30)
+    stdout, _ = running.output()
+    assert stdout and stdout[-1].startswith(printed), stdout
+
+
+async def test_a_program_past_its_cpu_time_is_killed_and_told_so(tmp_path: Path) -> None:
+    running = await Program((sys.executable, "-c", SPIN), limits=Limits(cpu_seconds=1)).start(
+        VALUES, tmp_path, "spin"
+    )
+    assert await running.wait(30)
+    assert running.describe_exit() == "killed by SIGXCPU: past its CPU-time limit"
