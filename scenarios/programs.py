@@ -7,7 +7,10 @@ environment, and starts it in a process group of its own with standard input
 closed and its output going to two files of the case's directory (files, not
 pipes: a program that prints a lot never blocks on a reader that is busy).
 ``RunningProgram.stop`` kills the whole group, SIGTERM first and SIGKILL after
-a grace period, so that nothing the program started survives the case.
+a grace period, so that nothing the program started survives the case. What
+left the group (a daemon's ``setsid``) still carries the run's own token in
+its environment (``CARDRING_RUN``, inherited by everything it starts): stop
+finds such strays in ``/proc`` and kills them too.
 
 ``Limits`` bound what one run may take of the machine (memory, CPU time,
 open files), set in the child before it runs the command: a program past
@@ -24,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import secrets
 import shlex
 import signal
 import subprocess
@@ -40,6 +44,9 @@ STOP_GRACE = 1.0
 REAP_TIMEOUT = 5.0
 # How much of a program's output a report quotes (the files keep it all).
 TAIL_LINES = 20
+# Each run's own token, in its environment and so in everything it starts.
+RUN_TAG = "CARDRING_RUN"
+PROC = Path("/proc")
 
 # WIRE.md's placeholders and the environment variable that carries each.
 PLACEHOLDERS = {
@@ -132,6 +139,8 @@ class Program:
     async def start(self, values: Mapping[str, str], logs: Path, label: str) -> RunningProgram:
         """Start it for one case, its output in ``logs/label.stdout`` and ``.stderr``."""
         argv = substitute(self.argv, values)
+        tag = secrets.token_hex(8)
+        env = environment(values) | {RUN_TAG: tag}
         logs.mkdir(parents=True, exist_ok=True)
         stdout_path = logs / f"{label}.stdout"
         stderr_path = logs / f"{label}.stderr"
@@ -143,7 +152,7 @@ class Program:
                     stdout=out,
                     stderr=err,
                     cwd=self.cwd,
-                    env=environment(values),
+                    env=env,
                     start_new_session=True,  # its own process group, killed whole
                     preexec_fn=self.limits.apply if self.limits is not None else None,
                 )
@@ -153,7 +162,7 @@ class Program:
                 raise ProgramError(f"cannot run {argv[0]!r}: it is not executable") from None
             except OSError as exc:
                 raise ProgramError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
-        return RunningProgram(argv, process, stdout_path, stderr_path, trio.current_time())
+        return RunningProgram(argv, process, stdout_path, stderr_path, trio.current_time(), tag)
 
 
 @dataclass
@@ -165,7 +174,9 @@ class RunningProgram:
     stdout_path: Path
     stderr_path: Path
     started: float
+    tag: str = ""  # its RUN_TAG token
     killed: bool = False  # stop found it still running
+    strays: int = 0  # processes it started outside its group that stop had to kill
     returncode: int | None = field(default=None)
 
     @property
@@ -190,6 +201,7 @@ class RunningProgram:
         with trio.move_on_after(REAP_TIMEOUT):
             await self.process.wait()
         self.returncode = self.process.returncode
+        self.strays += _kill_tagged(self.tag)
 
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -209,6 +221,37 @@ class RunningProgram:
             with contextlib.suppress(ValueError):
                 return f"killed by {signal.Signals(-code).name}"
         return f"exited with status {code}"
+
+
+def _kill_tagged(tag: str, passes: int = 3) -> int:
+    """SIGKILL every process whose environment carries ``RUN_TAG=tag``; how many.
+
+    A few passes: a stray may fork while it is being found. Where there is no
+    ``/proc`` (not Linux), the process group is all there is."""
+    if not tag or not PROC.is_dir():
+        return 0
+    entry = f"{RUN_TAG}={tag}".encode()
+    killed: set[int] = set()
+    for _ in range(passes):
+        found = [pid for pid in _pids() if entry in _environ(pid)]
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed.update(found)
+        if not found:
+            break
+    return len(killed)
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in PROC.iterdir() if p.name.isdigit() and int(p.name) != os.getpid()]
+
+
+def _environ(pid: int) -> list[bytes]:
+    try:
+        return (PROC / str(pid) / "environ").read_bytes().split(b"\0")
+    except OSError:  # gone meanwhile, or not ours to read
+        return []
 
 
 def _tail(path: Path, lines: int = TAIL_LINES) -> list[str]:

@@ -163,3 +163,33 @@ async def test_a_program_past_its_cpu_time_is_killed_and_told_so(tmp_path: Path)
     )
     assert await running.wait(30)
     assert running.describe_exit() == "killed by SIGXCPU: past its CPU-time limit"
+
+
+# A daemon, as a student's program may start one: fork, setsid (out of the group), fork.
+DAEMON = """
+import os, socket, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+        c.sendall(b"daemon")
+        time.sleep(600)
+    os._exit(0)
+time.sleep(600)
+"""
+
+
+async def test_a_process_that_left_the_group_is_found_by_its_tag_and_killed(
+    tmp_path: Path,
+) -> None:
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    program = Program((sys.executable, "-c", DAEMON, "{host}", "{port}"))
+    running = await program.start(VALUES | {"port": str(port)}, tmp_path, "daemon")
+    with trio.fail_after(10):
+        stream = await listeners[0].accept()
+        assert await stream.receive_some(100) == b"daemon"
+        await running.stop(grace=0.2)
+        await _closed(stream)  # the daemon is gone too
+    assert running.strays == 1
+    await listeners[0].aclose()
