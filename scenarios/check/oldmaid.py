@@ -15,6 +15,8 @@ goes to the second seat (7.3).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from scenarios.check.oldmaid_deck import cards
 from scenarios.check.oldmaid_ring import PROGRAM, Part, Stage, play_stage
 from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
@@ -94,7 +96,7 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
 def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     """The Old Maid peer's cases; ``move_limit``: how long a neighbour waits for it."""
 
-    def play(stage: Stage):  # type: ignore[no-untyped-def]
+    def play(stage: Stage) -> Callable[[CaseContext], Awaitable[None]]:
         async def play_it(context: CaseContext) -> None:
             await play_stage(context, stage, move_limit)
 

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,14 +56,32 @@ def test_a_missing_program_fails_each_case_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def test_manual_mode_tells_when_to_start_and_checks_the_wire(tmp_path: Path) -> None:
+STUDENT_PEER = Path(__file__).parent.parent.parent / "interop" / "student_peer.py"
+
+
+@pytest.mark.parametrize(
+    ("game", "wanted", "command"),
+    [
+        # The Reversi server's side listens on the fixed port itself.
+        ("reversi", ("reversi.game.black", "reversi.end.draw"),
+         lambda port: [sys.executable, str(BROKEN), "127.0.0.1", str(port), "checker"]),
+        # Old Maid: the table takes it, or the relay where a case relays the program's
+        # table connection (end.table-dies).
+        ("oldmaid", ("oldmaid.game.2", "oldmaid.end.table-dies"),
+         lambda port: [sys.executable, str(STUDENT_PEER), "--nick", "checker", "--table",
+                       f"127.0.0.1:{port}"]),
+    ],
+)  # fmt: skip
+def test_manual_mode_tells_when_to_start_and_checks_the_wire(
+    game: str, wanted: tuple[str, ...], command: Callable[[int], list[str]], tmp_path: Path
+) -> None:
     """--manual: one fixed port, cases one by one, each announced; the student starts its
     program (here: the announcement starts it, as a student at the keyboard would)."""
+    import importlib
     import socket
 
     import trio
 
-    from scenarios.check import reversi
     from scenarios.check.manual import ManualProgram
     from scenarios.check.runner import run_cases
     from scenarios.check.verdicts import Verdict
@@ -75,51 +94,10 @@ def test_manual_mode_tells_when_to_start_and_checks_the_wire(tmp_path: Path) -> 
 
     def start_it(text: str) -> None:
         told.append(text)
-        command = [sys.executable, str(BROKEN), "127.0.0.1", str(port), "checker"]
-        started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+        started.append(subprocess.Popen(command(port), stdout=subprocess.DEVNULL))
 
-    wanted = ("reversi.game.black", "reversi.end.draw")
-    cases = [case for case in reversi.cases(1.0) if case.case_id in wanted]
-    try:
-        results = trio.run(lambda: run_cases(cases, ManualProgram(port, start_it), tmp_path))
-    finally:
-        for process in started:
-            process.kill()
-            process.wait()
-    assert [(r.case_id, r.verdict) for r in results] == [(c, Verdict.PASS) for c in wanted]
-    assert told == [
-        f"{case}: start your program now: it connects to 127.0.0.1:{port} (name checker)"
-        for case in wanted
-    ]
-
-
-def test_manual_mode_runs_an_old_maid_peer_on_the_fixed_port(tmp_path: Path) -> None:
-    """--manual for oldmaid: the table (or, where a case relays the program's table
-    connection, the relay) takes the fixed port the student's peer dials."""
-    import socket
-
-    import trio
-
-    from scenarios.check import oldmaid
-    from scenarios.check.manual import ManualProgram
-    from scenarios.check.runner import run_cases
-    from scenarios.check.verdicts import Verdict
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    told: list[str] = []
-    started: list[subprocess.Popen[bytes]] = []
-    student = Path(__file__).parent.parent.parent / "interop" / "student_peer.py"
-
-    def start_it(text: str) -> None:
-        told.append(text)
-        command = [sys.executable, str(student), "--nick", "checker", "--table",
-                   f"127.0.0.1:{port}"]  # fmt: skip
-        started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
-
-    wanted = ("oldmaid.game.2", "oldmaid.end.table-dies")
-    cases = [case for case in oldmaid.cases(1.0) if case.case_id in wanted]
+    module = importlib.import_module(f"scenarios.check.{game}")
+    cases = [case for case in module.cases(1.0) if case.case_id in wanted]
     try:
         results = trio.run(lambda: run_cases(cases, ManualProgram(port, start_it), tmp_path))
     finally:
