@@ -188,8 +188,11 @@ class Lobby(abc.ABC):
 
     # -- a connection, from its first byte to the end of its game -------------------
 
-    async def handle(self, stream: trio.abc.Stream) -> None:
+    async def handle(self, stream: trio.abc.Stream, seat: int | None = None) -> None:
+        """One connection to the end of its game; ``seat``: the seat it is to take (a
+        tournament's, which knows who dialled which of its ports), else the game decides."""
         player = self.seat(stream, peer_of(stream))
+        player.assigned = seat
         try:
             if not await self.introduce(player):
                 return

@@ -205,6 +205,10 @@ class Match(Generic[S]):
         self.begun = begun  # a record of the game's own, before its opening (who deals)
         self.budgets = [rules.terms.budget] * 2
         self.recorder: record.GameRecorder | None = None
+        self.verdict: Verdict | None = None  # how it ended, once it has
+        self.fault: Fault | None = None  # the match's own reason for a forfeit, if it was one
+        # Each seat's turns, in seconds on its clock (a tournament's move-time figures).
+        self.turn_times: tuple[list[float], list[float]] = ([], [])
 
     async def run(self) -> Any:
         """Play the game to its end; its report."""
@@ -239,8 +243,13 @@ class Match(Generic[S]):
         """Once the players were told: the seat that could not be told loses, else the board
         decides (None: the game goes on)."""
         if untold is not None:
-            return self.rules.forfeit(untold, Fault.LEFT)
+            return self._forfeit(untold, Fault.LEFT)
         return self.rules.verdict(self.state)
+
+    def _forfeit(self, seat: int, fault: Fault) -> Verdict:
+        """``seat`` loses by the match's own finding, kept for who asks why (a tournament)."""
+        self.fault = fault
+        return self.rules.forfeit(seat, fault)
 
     def abandon(self, reason: str, details: dict[str, Any] | None = None) -> None:
         """End the record of a game stopped as it stands, with no result."""
@@ -269,27 +278,29 @@ class Match(Generic[S]):
         try:
             while True:
                 if not await mover.send(prompt, terms.send_timeout):
-                    return rules.forfeit(seat, Fault.LEFT)
+                    return self._forfeit(seat, Fault.LEFT)
                 clock = clock or TurnClock(limit)
                 answer = await self._answer(seat, clock)
                 if isinstance(answer, Verdict):
                     return answer
                 if answer is TIMED_OUT:
-                    return rules.forfeit(seat, Fault.TIMED_OUT)
+                    return self._forfeit(seat, Fault.TIMED_OUT)
                 if isinstance(answer, Closed):
-                    return rules.forfeit(seat, Fault.LEFT)
+                    return self._forfeit(seat, Fault.LEFT)
                 judged = rules.judge(state, seat, answer)
                 if isinstance(judged, Moved | Verdict):
                     return judged
                 refused += 1
                 if refused >= terms.attempts:
-                    return rules.forfeit(seat, Fault.REFUSED)
+                    return self._forfeit(seat, Fault.REFUSED)
                 untold = await self._tell(judged.tells)
                 if untold is not None:
-                    return rules.forfeit(untold, Fault.LEFT)
+                    return self._forfeit(untold, Fault.LEFT)
         finally:
             if clock is not None and mover.clocked:
-                self.budgets[seat] -= clock.used()
+                used = clock.used()
+                self.budgets[seat] -= used
+                self.turn_times[seat].append(used)
 
     async def _answer(self, seat: int, clock: TurnClock) -> Any:
         """The mover's next event or ``TIMED_OUT``; or, watching, the waiting player's
@@ -304,7 +315,7 @@ class Match(Generic[S]):
                 nonlocal answer
                 fault = await self.players[1 - seat].watch()
                 if answer is None:
-                    answer = self.rules.forfeit(1 - seat, fault)
+                    answer = self._forfeit(1 - seat, fault)
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(watch)
@@ -316,6 +327,7 @@ class Match(Generic[S]):
 
     async def _finish(self, recorder: record.GameRecorder, verdict: Verdict) -> Any:
         rules, names = self.rules, self.names
+        self.verdict = verdict
         for seat, message in rules.farewell(verdict):
             await self.players[seat].send(message, rules.terms.send_timeout)
         winner = verdict.winner
@@ -337,6 +349,9 @@ class Arena:
         self.running: set[Match[Any]] = set()
         self.reports: list[Any] = []
         self.on_end = on_end
+        # Called with each match that has ended, whatever its end (a tournament reads its
+        # verdict, fault and turn times there).
+        self.on_match: Callable[[Match[Any]], object] | None = None
 
     async def play(self, match: Match[Any]) -> None:
         self.running.add(match)
@@ -344,6 +359,8 @@ class Arena:
             report = await match.run()
         finally:
             self.running.discard(match)
+            if self.on_match is not None:
+                self.on_match(match)
         self.reports.append(report)
         if self.on_end is not None:
             self.on_end(report)

@@ -89,6 +89,9 @@ class Seat:
         self.shown = shown  # how an event in shows in the record (None: not at all)
         self.name = ""
         self.seat = -1  # its seat in the game forming (ring.lobby)
+        # The seat it must take, when whoever accepted its connection knows (a tournament
+        # listens on one port per seat); None: the game's introduction decides.
+        self.assigned: int | None = None
         self.granted = False  # it holds that seat
         self.gone = False  # closed, or unable to take our writes
         self.begun = trio.Event()  # seated in a game that has begun

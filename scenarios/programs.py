@@ -101,14 +101,20 @@ class Limits:
     memory_bytes: int | None = 2 * 1024**3
     cpu_seconds: int | None = None
     open_files: int | None = 1024
+    # Any one file it writes, its output files included: a program printing in a
+    # loop is stopped (SIGXFSZ) before it fills the disk.
+    file_bytes: int | None = None
 
     def apply(self) -> None:
         """Set the limits in this process (the child, before it runs the command)."""
+        # A runner that ignores Ctrl-C in its workers must not pass that on to the program.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         # CPU time: SIGXCPU at the limit, SIGKILL a second later (for one that ignores it).
         for kind, value, grace in (
             (resource.RLIMIT_DATA, self.memory_bytes, 0),
             (resource.RLIMIT_CPU, self.cpu_seconds, 1),
             (resource.RLIMIT_NOFILE, self.open_files, 0),
+            (resource.RLIMIT_FSIZE, self.file_bytes, 0),
         ):
             if value is not None:
                 _, hard = resource.getrlimit(kind)
@@ -127,6 +133,8 @@ class Program:
     argv: tuple[str, ...]
     cwd: Path | None = None
     limits: Limits | None = None
+    # Begins every run's token: a tournament finds all its programs by it (``sweep``).
+    tag_prefix: str = ""
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -139,7 +147,7 @@ class Program:
     async def start(self, values: Mapping[str, str], logs: Path, label: str) -> RunningProgram:
         """Start it for one case, its output in ``logs/label.stdout`` and ``.stderr``."""
         argv = substitute(self.argv, values)
-        tag = secrets.token_hex(8)
+        tag = self.tag_prefix + secrets.token_hex(8)
         env = environment(values) | {RUN_TAG: tag}
         logs.mkdir(parents=True, exist_ok=True)
         stdout_path = logs / f"{label}.stdout"
@@ -217,23 +225,37 @@ class RunningProgram:
             return "still running"
         if code == -signal.SIGXCPU:
             return "killed by SIGXCPU: past its CPU-time limit"
+        if code == -signal.SIGXFSZ:
+            return "killed by SIGXFSZ: past its file-size limit"
         if code < 0:
             with contextlib.suppress(ValueError):
                 return f"killed by {signal.Signals(-code).name}"
         return f"exited with status {code}"
 
 
-def _kill_tagged(tag: str, passes: int = 3) -> int:
-    """SIGKILL every process whose environment carries ``RUN_TAG=tag``; how many.
+def sweep(prefix: str) -> int:
+    """SIGKILL every process whose run token begins with ``prefix`` (every program a
+    tournament started, wherever they went); how many."""
+    return _kill_tagged(prefix, whole=False)
+
+
+def _kill_tagged(tag: str, passes: int = 3, *, whole: bool = True) -> int:
+    """SIGKILL every process whose environment carries ``RUN_TAG=tag`` (or, not
+    ``whole``, a token beginning with ``tag``); how many.
 
     A few passes: a stray may fork while it is being found. Where there is no
     ``/proc`` (not Linux), the process group is all there is."""
     if not tag or not PROC.is_dir():
         return 0
     entry = f"{RUN_TAG}={tag}".encode()
+
+    def carries(pid: int) -> bool:
+        environ = _environ(pid)
+        return entry in environ if whole else any(e.startswith(entry) for e in environ)
+
     killed: set[int] = set()
     for _ in range(passes):
-        found = [pid for pid in _pids() if entry in _environ(pid)]
+        found = [pid for pid in _pids() if carries(pid)]
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)

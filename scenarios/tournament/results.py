@@ -134,8 +134,7 @@ def markdown(result: Standings) -> str:
     order = [rating.name for rating in result.ratings]
     lines += ["", "| | " + " | ".join(order) + " |", "|---" * (len(order) + 1) + "|"]
     for a in order:
-        cells = ["" if a == b else f"{result.table[a, b].score:g}/{result.table[a, b].games}"
-                 for b in order]  # fmt: skip
+        cells = [_cell(result.table[a, b]) if a != b else "" for b in order]
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -178,6 +177,11 @@ def as_json(result: Standings) -> Mapping[str, object]:
             for a in result.names
         },
     }
+
+
+def _cell(record: Record) -> str:
+    """A crosstable cell: points of games, or "-" for a pair that did not meet (a gauntlet)."""
+    return f"{record.score:g}/{record.games}" if record.games else "-"
 
 
 def _ms(seconds: float | None) -> str:

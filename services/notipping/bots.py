@@ -166,8 +166,13 @@ class Solver:
         return self.last.move
 
 
-def make_player(level: str, seed: int | str, *, move_time: float | None = None) -> Player:
+def make_player(
+    level: str, seed: int | str, *, move_time: float | None = None, depth: int | None = None
+) -> Player:
     """The player of ``level`` (one of ``LEVELS``), seeded.
+
+    ``depth``: ``solver`` searches that many plies ahead and no time budget, so it
+    makes the same moves on any machine (a tournament's built-in players).
 
     ``move_time`` is the time the server allows a move, in seconds (None or 0:
     no limit). ``solver`` spends at most ``DEFAULT_BUDGET`` (2 s) per move, or
@@ -179,6 +184,8 @@ def make_player(level: str, seed: int | str, *, move_time: float | None = None) 
         return RandomPlayer(seed)
     if level == "greedy":
         return Greedy(seed)
+    if level == "solver" and depth is not None:
+        return Solver(seed, budget=None, max_depth=depth)
     if level == "solver":
         return Solver(seed, budget=_limit(DEFAULT_BUDGET, move_time))
     raise ValueError(f"no player level {level!r}: the levels are {', '.join(LEVELS)}")

@@ -27,10 +27,10 @@ class BotAgent:
         self.player = player
 
     @classmethod
-    def of_level(cls, level: str, seed: int | str) -> BotAgent:
+    def of_level(cls, level: str, seed: int | str, depth: int | None = None) -> BotAgent:
         from services.notipping.bots import make_player
 
-        return cls(make_player(level, seed))
+        return cls(make_player(level, seed, depth=depth))
 
     async def begin(self, game_number: int, max_weight: int, player: int) -> None:
         return None
@@ -56,7 +56,7 @@ def result_line(handle: str, level: str, end: GameEnd) -> str:
 async def _run_bot(args: argparse.Namespace) -> int:
     won = lost = 0
     for game in range(args.games):
-        agent = BotAgent.of_level(args.level, game_seed(args, game))
+        agent = BotAgent.of_level(args.level, game_seed(args, game), args.depth)
         try:
             end = await play_one_game(
                 args.server, args.name, args.seat, agent, timeout=args.timeout

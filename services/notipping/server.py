@@ -131,13 +131,17 @@ class NoTippingServer(Lobby):
             if isinstance(event, wire.Closed):
                 self.log(f"{player.peer}: closed before joining")
                 return False
-            # Taken before the write, so that no one else is granted it meanwhile.
-            if isinstance(event, wire.JoinRequest) and self.take(player, event.player):
-                player.name = event.handle
-                player.granted = await player.send(wire.Granted(), config.send_timeout)
-                return player.granted
             if isinstance(event, wire.JoinRequest):
-                reason = f"seat {event.player} is taken"
+                if player.assigned is not None and event.player != player.assigned:
+                    # a tournament's player asks for the seat it was told ({seat})
+                    reason = f"seat {event.player} is not its seat: it was told {player.assigned}"
+                # Taken before the write, so that no one else is granted it meanwhile.
+                elif self.take(player, event.player):
+                    player.name = event.handle
+                    player.granted = await player.send(wire.Granted(), config.send_timeout)
+                    return player.granted
+                else:
+                    reason = f"seat {event.player} is taken"
             elif isinstance(event, wire.BadJoin):
                 reason = event.reason
             else:

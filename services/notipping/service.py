@@ -67,6 +67,15 @@ def _is_handle(text: str) -> bool:
     return HANDLE.fullmatch(text) is not None
 
 
+def _add_bot_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--depth",
+        type=cliargs.positive,
+        metavar="N",
+        help="solver searches N plies ahead, with no time budget: the same moves on any machine",
+    )
+
+
 def _run_client(args: argparse.Namespace) -> int:
     from services.notipping.client import run
 
@@ -82,6 +91,7 @@ CLIENTS = GameClients(
     seats=[0, 1],
     seat_help="the seat to ask for: 0 moves first, 1 second",
     old_flags={"--name": "--handle", "--seat": "--player"},
+    add_bot_own=_add_bot_arguments,
 )
 
 SERVICE = Service(

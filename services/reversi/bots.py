@@ -293,8 +293,13 @@ class Deep:
         return best
 
 
-def make_player(level: str, seed: int | str, *, move_time: float | None = None) -> Player:
+def make_player(
+    level: str, seed: int | str, *, move_time: float | None = None, depth: int | None = None
+) -> Player:
     """The player of ``level`` (one of ``LEVELS``), seeded.
+
+    ``depth``: ``deep`` searches that many moves ahead and no time budget, so it
+    makes the same moves on any machine (a tournament's built-in players).
 
     ``move_time`` is the time the server allows a move, in seconds (None or 0:
     no limit). ``deep`` spends ``DEFAULT_BUDGET`` (0.9 s) per move, or half of
@@ -308,6 +313,8 @@ def make_player(level: str, seed: int | str, *, move_time: float | None = None) 
         return Greedy(seed)
     if level == "positional":
         return Positional(seed)
+    if level == "deep" and depth is not None:
+        return Deep(seed, budget=None, max_depth=depth)
     if level == "deep":
         return Deep(seed, budget=_limit(DEFAULT_BUDGET, move_time))
     raise ValueError(f"no player level {level!r}: the levels are {', '.join(LEVELS)}")

@@ -33,10 +33,12 @@ class BotAgent:
         self.move_time = move_time
 
     @classmethod
-    def of_level(cls, level: str, seed: int | str, move_time: float | None) -> BotAgent:
+    def of_level(
+        cls, level: str, seed: int | str, move_time: float | None, depth: int | None = None
+    ) -> BotAgent:
         from services.reversi.bots import make_player
 
-        return cls(make_player(level, seed, move_time=move_time), move_time)
+        return cls(make_player(level, seed, move_time=move_time, depth=depth), move_time)
 
     async def started(self, colour: int) -> None:
         return None
@@ -53,7 +55,7 @@ async def _run_bot(args: argparse.Namespace) -> int:
     tally = {1: 0, 2: 0, 0: 0}
     for game in range(args.games):
         seed = f"{args.seed}:{game}" if args.seed is not None else f"{args.name}:{game}"
-        agent = BotAgent.of_level(args.level, seed, args.move_time)
+        agent = BotAgent.of_level(args.level, seed, args.move_time, args.depth)
         try:
             end = await play_one_game(args.server, args.name, agent, timeout=args.timeout)
         except ClientError as exc:

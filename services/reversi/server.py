@@ -4,7 +4,8 @@ Connections are paired in the order their names arrive (``ring.lobby``);
 each pair plays a ``ring.match.Match`` of Reversi (``match.ReversiRules``) in
 the task of the second connection while the first one's task waits for it,
 so many games run at once and a game's end closes exactly its two
-connections. A seeded coin (the game's seed) decides who is Black. Every
+connections. A seeded coin (the game's seed) decides who is Black (players
+a tournament seated, ``Lobby.handle``'s ``seat``: seat 0 is Black). Every
 wait has a deadline: the name (``idle_timeout``, then ``NAME_SILENCE`` once
 it has begun), an opponent (``wait_timeout``), each move (``move_time``, on a
 ``ring.clock.TurnClock``, which does not charge the server's own long
@@ -108,14 +109,20 @@ class ReversiServer(Lobby):
         if name is None:
             return False
         player.name = name
-        # The first named player waits in seat 0; the next one completes the game.
-        player.granted = self.take(player, 1 if 0 in self.forming else 0)
+        # The first named player waits in seat 0; the next one completes the game (a
+        # tournament's player takes the seat it was assigned).
+        seat = player.assigned if player.assigned is not None else 1 if 0 in self.forming else 0
+        player.granted = self.take(player, seat)
+        if not player.granted:
+            self.log(f"{player.peer}: seat {seat} is taken; closing")
         return player.granted
 
     def match(self, number: int, players: tuple[Seat, Seat]) -> Match[Position]:
         seed = self.game_seed(number)
-        # A seeded coin: a game replays from the server's seed and its number.
-        black_first = random.Random(f"reversi-colours:{seed}").random() < 0.5
+        # A seeded coin: a game replays from the server's seed and its number. Players
+        # seated by a tournament have their colours already: seat 0 is Black.
+        assigned = all(player.assigned is not None for player in players)
+        black_first = assigned or random.Random(f"reversi-colours:{seed}").random() < 0.5
         first, second = players
         black, white = (first, second) if black_first else (second, first)
         start = self.config.start_position or Position.start()

@@ -52,6 +52,12 @@ def _add_bot_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="the server's time per move, so deep can budget (default: deep's own, under 1 s)",
     )
+    parser.add_argument(
+        "--depth",
+        type=cliargs.positive,
+        metavar="N",
+        help="deep searches N moves ahead, with no time budget: the same moves on any machine",
+    )
 
 
 def _run_client(args: argparse.Namespace) -> int:

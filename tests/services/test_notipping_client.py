@@ -424,7 +424,9 @@ async def test_ring_bot_notipping_prints_a_line_a_game_and_the_tally(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     async with running(max_weight=5) as server:
-        args = client_args(server.address, "ann", 0, command="bot", level="greedy", seed=7, games=2)
+        args = client_args(
+            server.address, "ann", 0, command="bot", level="greedy", seed=7, games=2, depth=None
+        )
         theirs: list[GameEnd] = []
         codes: list[int] = []
 
@@ -453,7 +455,9 @@ def test_ring_bot_notipping_without_a_server_exits_1_with_one_line(
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         address = probe.getsockname()
-    args = client_args(address, "ann", 1, command="bot", level="random", seed=None, games=3)
+    args = client_args(
+        address, "ann", 1, command="bot", level="random", seed=None, games=3, depth=None
+    )
     assert client.run(args) == 1
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -633,3 +633,22 @@ async def test_a_newcomer_refused_at_a_cap_is_denied_then_closed(
         assert await clients[0].round() == expected_round(Game.start())
     [line] = [line for line in capfd.readouterr().err.splitlines() if reason in line]
     assert re.fullmatch(rf"notipping: 127\.0\.0\.1:\d+: denied, closing: {reason}", line)
+
+
+async def test_a_seat_assigned_by_a_tournament_is_the_only_one_granted() -> None:
+    """A program told {seat} 0 that asks for seat 1 is denied, and says why in the log."""
+    server = NoTippingServer(NoTippingConfig(port=0, seed=3))
+    logged: list[str] = []
+    server.log = logged.append  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        ours, theirs = trio.testing.memory_stream_pair()
+        nursery.start_soon(server.handle, theirs, 0)
+        client = Client(ours, "ann", 1)
+        await client.send(client.protocol.start())
+        await client.expect(Denied())
+        assert logged == ["?: JOINREQUEST denied: seat 1 is not its seat: it was told 0"]
+        client.protocol = ClientConnection("ann", 0)
+        await client.send(client.protocol.start())
+        await client.expect(Granted())
+        assert server.forming == {0: "ann"}
+        nursery.cancel_scope.cancel()

@@ -421,3 +421,34 @@ async def test_a_newcomer_refused_at_a_cap_is_closed_silently_and_logged(
         assert await clients[BLACK].board() == Position.start().digits()
     [line] = [line for line in capfd.readouterr().err.splitlines() if "refused" in line]
     assert re.fullmatch(rf"reversi: 127\.0\.0\.1:\d+: refused, closing: {reason}", line)
+
+
+# -- seats a tournament assigns ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+async def test_an_assigned_seat_0_is_black_whoever_comes_first(seed: int) -> None:
+    """A tournament knows who dialled which of its ports (``Lobby.handle``'s ``seat``): the
+    seeded coin is not thrown, seat 0 is Black, and the match keeps its verdict and turns."""
+    server = ReversiServer(ReversiConfig(port=0, seed=seed), seed)
+    ended = []
+    server.arena.on_match = ended.append
+    async with trio.open_nursery() as nursery:
+        clients = {}
+        for seat, name in ((1, "late"), (0, "early")):  # seat 1 names itself first
+            ours, theirs = trio.testing.memory_stream_pair()
+            nursery.start_soon(server.handle, theirs, seat)
+            clients[seat] = Client(ours, name)
+            await clients[seat].send(f"N{name}\n".encode())
+        for seat, client in clients.items():
+            colour = await client.message()
+            assert isinstance(colour, Colour) and colour.colour == (1 if seat == 0 else 0)
+        reference = await play_out({BLACK: clients[0], WHITE: clients[1]}, random.Random(seed))
+        for client in clients.values():
+            await client.end()
+    [match] = ended
+    assert match.verdict is not None and match.fault is None
+    winner = reference.winner()
+    assert match.verdict.winner == (None if winner is None else 0 if winner == BLACK else 1)
+    # every move had its turn on the clock, and nothing else did
+    assert len(match.turn_times[0]) + len(match.turn_times[1]) == 64 - reference.count(0) - 4

@@ -1,0 +1,153 @@
+"""Each two-player game as a tournament hosts it: its real server, its built-in players.
+
+A tournament game is served by the game's own server code (``ReversiServer``,
+``NoTippingServer``: the same lobby, protocol, clocks and rules as ``ring
+serve``), one server per game, configured from the tournament's settings;
+the runner seats the players itself (``ring.lobby.Lobby.handle``'s
+``seat``). A built-in entrant is ``ring bot GAME`` as a program, started like
+any other, seeded from the game's seed and searching to a fixed depth, so a
+game between built-in players plays the same on any machine.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ring.client_args import Names
+from ring.lobby import Lobby
+from ring.record import RecordHub
+from ring.seeds import keyed_seed
+from scenarios.tournament.jobs import GameJob, Settings
+
+HOST = "127.0.0.1"
+# A game's end by its own clocks, plus this, before the runner stops it as stuck.
+SLACK = 30.0
+
+
+@dataclass(frozen=True)
+class TwoPlayerHost:
+    """How a tournament serves one two-player game."""
+
+    game: str
+    title: str
+    levels: tuple[str, ...]  # the built-in players
+    names: Names  # what the game takes as a name
+    searching: str  # the level searching to ``depth``
+    depth: int  # its depth when the settings give none
+    server: Callable[[GameJob, RecordHub], Lobby]
+    game_time: Callable[[Settings], float]  # the longest a game can last by its clocks
+    seat_values: bool = False  # programs are told their seat ({seat})
+    # The end record's details as a score ("40-24"), for the game's one line.
+    score_line: Callable[[dict[str, Any]], str] | None = None
+    bot_move_time: bool = False  # ``ring bot`` takes --move-time
+
+    def builtin_command(self, level: str, job: GameJob, seat: int) -> list[str]:
+        """``ring bot`` for a built-in entrant, its seed drawn from the game's."""
+        command = [sys.executable, "-m", "ring", "bot", self.game, "--server", "{address}"]
+        command += ["--name", "{name}", "--level", level, "--games", "1"]
+        command += ["--seed", str(keyed_seed(job.seed, "builtin", seat) % 2**63)]
+        command += ["--timeout", f"{job.settings.connect_within + self.game_time(job.settings):g}"]
+        if self.seat_values:
+            command += ["--seat", "{seat}"]
+        if self.bot_move_time and job.settings.move_time:
+            command += ["--move-time", f"{job.settings.move_time:g}"]
+        if level == self.searching:
+            command += ["--depth", str(job.settings.depth or self.depth)]
+        return command
+
+
+def _reversi_server(job: GameJob, hub: RecordHub) -> Lobby:
+    from services.reversi.server import ReversiConfig, ReversiServer
+
+    settings = job.settings
+    config = ReversiConfig(
+        host=HOST,
+        port=0,
+        move_time=_reversi_move_time(settings),
+        hub=hub,
+        idle_timeout=settings.connect_within,
+        wait_timeout=settings.connect_within,
+        advertise=False,
+    )
+    return ReversiServer(config, job.seed)
+
+
+def _reversi_move_time(settings: Settings) -> float:
+    from services.reversi.server import ReversiConfig
+
+    return ReversiConfig.move_time if settings.move_time is None else settings.move_time
+
+
+def _notipping_server(job: GameJob, hub: RecordHub) -> Lobby:
+    from services.notipping.server import NoTippingConfig, NoTippingServer
+
+    settings = job.settings
+    options: dict[str, object] = {}
+    if settings.max_weight is not None:
+        options["max_weight"] = settings.max_weight
+    config = NoTippingConfig(
+        host=HOST,
+        port=0,
+        seed=job.seed,
+        time_budget=_notipping_budget(settings),
+        hub=hub,
+        idle_timeout=settings.connect_within,
+        wait_timeout=settings.connect_within,
+        advertise=False,
+        **options,  # type: ignore[arg-type]
+    )
+    return NoTippingServer(config)
+
+
+def _notipping_budget(settings: Settings) -> float:
+    from services.notipping.server import NoTippingConfig
+
+    return NoTippingConfig.time_budget if settings.time_budget is None else settings.time_budget
+
+
+def _names(game: str) -> Names:
+    import importlib
+
+    return importlib.import_module(f"services.{game}.service").NAMES  # type: ignore[no-any-return]
+
+
+def _reversi_time(settings: Settings) -> float:
+    # At most 60 moves, each within its move time; 0 is no limit.
+    move_time = _reversi_move_time(settings)
+    return 60 * move_time + SLACK if move_time else math.inf
+
+
+def _notipping_time(settings: Settings) -> float:
+    budget = _notipping_budget(settings)
+    return 2 * budget + SLACK if budget else math.inf
+
+
+HOSTS: dict[str, TwoPlayerHost] = {
+    "reversi": TwoPlayerHost(
+        game="reversi",
+        title="Reversi",
+        levels=("random", "greedy", "positional", "deep"),
+        names=_names("reversi"),
+        searching="deep",
+        depth=5,
+        server=_reversi_server,
+        game_time=_reversi_time,
+        bot_move_time=True,
+        score_line=lambda details: f"{details['black']}-{details['white']}",
+    ),
+    "notipping": TwoPlayerHost(
+        game="notipping",
+        title="No Tipping",
+        levels=("random", "greedy", "solver"),
+        names=_names("notipping"),
+        searching="solver",
+        depth=2,
+        server=_notipping_server,
+        game_time=_notipping_time,
+        seat_values=True,
+    ),
+}

@@ -1,0 +1,218 @@
+"""A tournament from its command to its tables: schedule, resume, play, write, rank.
+
+``run`` decides every game first (``schedule``), claims the folder (``DIR/
+tournament.json`` with the fingerprint of the games and of everything that
+decides them: a folder holding another tournament is refused, never mixed),
+and plays only the games that have no result in ``DIR/games`` yet, so the
+same command after a Ctrl-C, a kill or a reboot goes on where it stopped.
+
+Each game's files are written into ``DIR/games/<key>/`` (transcript, the
+server's log, each program's stdout and stderr) and then its result,
+``DIR/games/<key>.json``, atomically and last: a game counts once its result
+exists, and only then. A game that could not be played (the runner's own
+failure, never a player's) is said on its own line and left without a
+result: the next run plays it again. At the end: ``DIR/standings.md``,
+``.csv`` and ``.json``, and the Markdown on standard output.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import msgspec
+
+from scenarios.programs import sweep
+from scenarios.tournament import results
+from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome, Settings
+from scenarios.tournament.pools import LocalPool, Pool
+from scenarios.tournament.progress import Progress
+from scenarios.tournament.schedule import Format, ScheduledGame, fingerprint, two_player
+
+CLAIM = "tournament.json"
+
+
+class TournamentError(Exception):
+    """The tournament cannot run; the message is the one line to show."""
+
+
+@dataclass(frozen=True)
+class Tournament:
+    game: str
+    entrants: tuple[Entrant, ...]
+    out: Path
+    fmt: Format = Format.ROUND_ROBIN
+    games: int = 2
+    seed: int = 1
+    settings: Settings = field(default_factory=Settings)
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+
+    @property
+    def names(self) -> list[str]:
+        return [entrant.name for entrant in self.entrants]
+
+    def schedule(self) -> list[ScheduledGame]:
+        return two_player(self.names, self.games, self.seed, self.fmt)
+
+    def fingerprint(self, schedule: Sequence[ScheduledGame]) -> str:
+        return fingerprint(
+            schedule,
+            game=self.game,
+            entrants=[msgspec.to_builtins(entrant) for entrant in self.entrants],
+            **self.settings.decisive(),
+        )
+
+    def job(self, game: ScheduledGame, tag_prefix: str) -> GameJob:
+        by_name = {entrant.name: entrant for entrant in self.entrants}
+        return GameJob(
+            game=self.game,
+            number=game.number,
+            seed=game.seed,
+            entrants=tuple(by_name[name] for name in game.players),
+            settings=self.settings,
+            tag_prefix=tag_prefix,
+        )
+
+
+def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | None = None) -> int:
+    """Play what is missing and write the tables; the exit status (130 when stopped)."""
+    out = sys.stdout if stream is None else stream
+    schedule = tournament.schedule()
+    mark = tournament.fingerprint(schedule)
+    _claim(tournament, mark)
+    games_dir = tournament.out / "games"
+    done = results.load(games_dir)
+    pending = [game for game in schedule if game.number not in done]
+    prefix = run_prefix(mark, tournament.out)
+    sweep(prefix)
+    problems = check_commands(tournament.entrants)
+    if problems:
+        raise TournamentError(problems[0])
+    progress = Progress(len(schedule), list(done.values()))
+    if done:
+        progress.note(f"resuming: {len(done)} of {len(schedule)} games already played")
+    pool = pool or LocalPool(tournament.concurrency)
+    unplayed = 0
+    try:
+        for job, outcome in pool.play([tournament.job(game, prefix) for game in pending]):
+            if isinstance(outcome, GameOutcome):
+                write_game(games_dir, f"{job.number:05d}", outcome)
+                done[job.number] = outcome.result
+                progress.game(outcome.result, outcome.worker)
+            else:
+                unplayed += 1
+                progress.note(f"game {job.number} could not be played: {_said(outcome)}")
+    except KeyboardInterrupt:
+        pool.stop()
+        sweep(prefix)
+        progress.close()
+        print(
+            f"stopped: {len(done)} of {len(schedule)} games played; the same command goes on",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        pool.close()
+        sweep(prefix)
+    progress.close()
+    table = write_standings(tournament, list(done.values()))
+    out.write(table)
+    if unplayed:
+        print(
+            f"{unplayed} games could not be played (said above); the same command plays them",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def run_prefix(mark: str, out: Path) -> str:
+    """The run-token prefix of every program of this tournament in this folder: what a
+    killed run left behind is found by it at the next start, and what a run started at its
+    end."""
+    return "t" + hashlib.sha256(f"{mark}:{out.resolve()}".encode()).hexdigest()[:10]
+
+
+def _said(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+def _claim(tournament: Tournament, mark: str) -> None:
+    """Make ``out`` this tournament's folder, or refuse one that holds another."""
+    out = tournament.out
+    claim = out / CLAIM
+    if claim.exists():
+        held = json.loads(claim.read_text())
+        if held.get("fingerprint") != mark:
+            raise TournamentError(
+                f"{out} holds another tournament (its game, entrants, seed or settings "
+                "differ): give another --out"
+            )
+        return
+    if out.exists() and any(out.iterdir()):
+        raise TournamentError(f"{out} is not empty and holds no tournament: give another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    described = {
+        "fingerprint": mark,
+        "game": tournament.game,
+        "format": tournament.fmt.value,
+        "games": tournament.games,
+        "seed": tournament.seed,
+        "entrants": [msgspec.to_builtins(entrant) for entrant in tournament.entrants],
+        "settings": msgspec.to_builtins(tournament.settings),
+    }
+    partial = out / f".{CLAIM}.partial"
+    partial.write_text(json.dumps(described, indent=2) + "\n")
+    os.replace(partial, claim)
+
+
+def write_game(folder: Path, key: str, outcome: GameOutcome) -> None:
+    """The game's files, then its result (atomically, last: then it counts)."""
+    files = folder / key
+    files.mkdir(parents=True, exist_ok=True)
+    for name, data in outcome.files.items():
+        (files / name).write_bytes(data)
+    results.save(folder, key, outcome.result)
+
+
+def write_standings(tournament: Tournament, finished: list[results.GameResult]) -> str:
+    """``standings.md``, ``.csv`` and ``.json`` in the folder; the Markdown."""
+    out = tournament.out
+    ordered = sorted(finished, key=lambda result: result.number)
+    table = results.standings(tournament.names, ordered)
+    markdown = results.markdown(table)
+    (out / "standings.md").write_text(markdown)
+    with open(out / "standings.csv", "w", newline="") as file:
+        csv.writer(file).writerows(results.csv_rows(table))
+    (out / "standings.json").write_text(json.dumps(results.as_json(table), indent=2) + "\n")
+    return markdown
+
+
+def check_commands(entrants: Sequence[Entrant]) -> list[str]:
+    """One line for each program command that cannot be started here."""
+    problems = []
+    for entrant in entrants:
+        if entrant.level is not None:
+            continue
+        if not entrant.command:
+            problems.append(f"{entrant.name} has no command")
+            continue
+        program = entrant.command[0]
+        cwd = Path(entrant.cwd) if entrant.cwd else Path.cwd()
+        if "/" in program:
+            path = cwd / program
+            if not path.is_file():
+                problems.append(f"cannot run {entrant.name}'s command: no file {program}")
+            elif not os.access(path, os.X_OK):
+                problems.append(f"cannot run {entrant.name}'s command: {program} is not executable")
+        elif shutil.which(program) is None:
+            problems.append(f"cannot run {entrant.name}'s command: no program {program!r} on PATH")
+    return problems
