@@ -349,12 +349,16 @@ class Arena:
         self.running: set[Match[Any]] = set()
         self.reports: list[Any] = []
         self.on_end = on_end
-        # Called with each match that has ended, whatever its end (a tournament reads its
-        # verdict, fault and turn times there).
+        # Called with each match as it begins, and once it has ended, whatever its end (a
+        # tournament reads its seats, verdict, fault and turn times there).
+        self.on_begin: Callable[[Match[Any]], object] | None = None
         self.on_match: Callable[[Match[Any]], object] | None = None
 
-    async def play(self, match: Match[Any]) -> None:
+    async def play(self, match: Match[Any]) -> Any:
+        """Run ``match``; its report."""
         self.running.add(match)
+        if self.on_begin is not None:
+            self.on_begin(match)
         try:
             report = await match.run()
         finally:
@@ -364,6 +368,7 @@ class Arena:
         self.reports.append(report)
         if self.on_end is not None:
             self.on_end(report)
+        return report
 
     def stop(self, reason: str = SHUT_DOWN) -> None:
         """End the records of the games under way, as they stand (the server stops)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from ring import cliargs
 from ring.registry import Command
 
-GAMES = ("notipping", "reversi")
+GAMES = ("fishnet", "notipping", "reversi")
 
 
 class _Entrant(argparse.Action):

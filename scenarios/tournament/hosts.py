@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ring.client_args import Names
-from ring.lobby import Lobby
 from ring.record import RecordHub
 from ring.seeds import keyed_seed
 from scenarios.tournament.jobs import GameJob, Settings
@@ -38,11 +37,15 @@ class TwoPlayerHost:
     names: Names  # what the game takes as a name
     searching: str  # the level searching to ``depth``
     depth: int  # its depth when the settings give none
-    server: Callable[[GameJob, RecordHub], Lobby]
+    server: Callable[[GameJob, RecordHub], Any]  # a Lobby, or FishNet's server
     game_time: Callable[[Settings], float]  # the longest a game can last by its clocks
+    # Whether the program at ``seat`` has joined the game forming (its seat taken).
+    joined: Callable[[Any, int], bool] = lambda server, seat: seat in server.forming
     seat_values: bool = False  # programs are told their seat ({seat})
-    # The end record's details as a score ("40-24"), for the game's one line.
-    score_line: Callable[[dict[str, Any]], str] | None = None
+    extra_bot_arguments: tuple[str, ...] = ()  # what the game's ring bot needs beside
+    # The end record's details as a score ("40-24"), for the game's one line; the
+    # players' names in the match's seat order.
+    score_line: Callable[[dict[str, Any], list[str]], str] | None = None
     bot_move_time: bool = False  # ``ring bot`` takes --move-time
 
     def builtin_command(self, level: str, job: GameJob, seat: int) -> list[str]:
@@ -53,6 +56,7 @@ class TwoPlayerHost:
         command += ["--timeout", f"{job.settings.connect_within + self.game_time(job.settings):g}"]
         if self.seat_values:
             command += ["--seat", "{seat}"]
+        command += self.extra_bot_arguments
         if self.bot_move_time and job.settings.move_time:
             command += ["--move-time", f"{job.settings.move_time:g}"]
         if level == self.searching:
@@ -60,7 +64,7 @@ class TwoPlayerHost:
         return command
 
 
-def _reversi_server(job: GameJob, hub: RecordHub) -> Lobby:
+def _reversi_server(job: GameJob, hub: RecordHub) -> Any:
     from services.reversi.server import ReversiConfig, ReversiServer
 
     settings = job.settings
@@ -82,7 +86,7 @@ def _reversi_move_time(settings: Settings) -> float:
     return ReversiConfig.move_time if settings.move_time is None else settings.move_time
 
 
-def _notipping_server(job: GameJob, hub: RecordHub) -> Lobby:
+def _notipping_server(job: GameJob, hub: RecordHub) -> Any:
     from services.notipping.server import NoTippingConfig, NoTippingServer
 
     settings = job.settings
@@ -109,6 +113,38 @@ def _notipping_budget(settings: Settings) -> float:
     return NoTippingConfig.time_budget if settings.time_budget is None else settings.time_budget
 
 
+def _fishnet_server(job: GameJob, hub: RecordHub) -> Any:
+    from services.fishnet.config import ServerConfig
+    from services.fishnet.server import FishNetServer
+
+    settings = job.settings
+    config = ServerConfig(
+        host=HOST,
+        port=0,
+        seed=job.seed,
+        hub=hub,
+        idle_timeout=settings.connect_within,
+        wait_timeout=settings.connect_within,
+        move_timeout=_fishnet_move_time(settings),
+        pair_in_order=True,
+        search_workers=1,
+        advertise=False,
+    )
+    return FishNetServer(config, job.seed)
+
+
+def _fishnet_move_time(settings: Settings) -> float:
+    from services.fishnet.config import ServerConfig
+
+    return ServerConfig.move_timeout if settings.move_time is None else settings.move_time
+
+
+def _fishnet_time(settings: Settings) -> float:
+    from services.fishnet.config import ServerConfig
+
+    return ServerConfig.max_moves * _fishnet_move_time(settings) + SLACK
+
+
 def _names(game: str) -> Names:
     import importlib
 
@@ -126,6 +162,13 @@ def _notipping_time(settings: Settings) -> float:
     return 2 * budget + SLACK if budget else math.inf
 
 
+def _books(details: dict[str, Any], names: list[str]) -> str:
+    books = details.get("books")
+    if not isinstance(books, list) or len(books) != len(names):
+        return ""
+    return ", ".join(f"{name} {count} books" for name, count in zip(names, books, strict=True))
+
+
 HOSTS: dict[str, TwoPlayerHost] = {
     "reversi": TwoPlayerHost(
         game="reversi",
@@ -137,7 +180,21 @@ HOSTS: dict[str, TwoPlayerHost] = {
         server=_reversi_server,
         game_time=_reversi_time,
         bot_move_time=True,
-        score_line=lambda details: f"{details['black']}-{details['white']}",
+        score_line=lambda details, names: f"{details['black']}-{details['white']}",
+    ),
+    "fishnet": TwoPlayerHost(
+        game="fishnet",
+        title="FishNet",
+        levels=("spot", "bob", "alice", "smarx"),
+        names=_names("fishnet"),
+        searching="",
+        depth=0,
+        server=_fishnet_server,
+        game_time=_fishnet_time,
+        joined=lambda server, seat: seat in server.waiting_seats(),
+        # the server pairs its two programs whatever opponent their play names
+        extra_bot_arguments=("--opponent", "opponent"),
+        score_line=lambda details, names: _books(details, names),
     ),
     "notipping": TwoPlayerHost(
         game="notipping",

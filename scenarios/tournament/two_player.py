@@ -78,6 +78,7 @@ class TwoPlayerGame:
         # The server's log lines are the game's evidence: kept with it, not on our stderr.
         self.server.log = self._log  # type: ignore[method-assign]
         self.match: Match[Any] | None = None
+        self.server.arena.on_begin = self._begun
         self.server.arena.on_match = self._ended
         self.begun = trio.Event()
         self.over = trio.Event()
@@ -89,14 +90,15 @@ class TwoPlayerGame:
 
     def _record(self, key: GameKey, record: dict[str, Any]) -> None:
         self.records.append(self._encoder.encode(record))
-        if record.get("event") == "start":
-            self.begun.set()
-            self._poke()
-        elif record.get("event") == "end":
+        if record.get("event") == "end":
             self.end = record
 
     def _log(self, line: str) -> None:
         self.server_log.append(f"{time.monotonic():.3f} {line}")
+
+    def _begun(self, match: Match[Any]) -> None:
+        self.begun.set()
+        self._poke()
 
     def _ended(self, match: Match[Any]) -> None:
         self.match = match
@@ -154,7 +156,7 @@ class TwoPlayerGame:
         self._poke()
 
     def joined(self, seat: int) -> bool:
-        return seat in self.server.forming or self.begun.is_set()
+        return self.begun.is_set() or self.host.joined(self.server, seat)
 
     def join_fault(self, seat: int, final: bool) -> str | None:
         """Why ``seat`` cannot play: at once for a program that failed, else at the deadline."""
@@ -211,6 +213,7 @@ async def play(
                     await _stop_programs(game, settings.exit_within)
                     game.server.arena.stop("the tournament stopped the game")
                 served.cancel_scope.cancel()
+            await game.server.aclose()
     finally:
         for listener in listeners:
             with contextlib.suppress(trio.ClosedResourceError):
@@ -275,21 +278,29 @@ async def _judged(game: TwoPlayerGame, match: Match[Any], began: float) -> GameR
     verdict = match.verdict
     assert verdict is not None
     names = [entrant.name for entrant in job.entrants]
+    # The match's seats in entrant order: a server may seat by arrival (FishNet does).
+    entrant_of = [
+        seat if (assigned := getattr(player, "assigned", None)) is None else assigned
+        for seat, player in enumerate(match.players)
+    ]
     faults: dict[str, str] = {}
     how = verdict.reason
     if game.host.score_line is not None and game.end.get("details"):
-        how += ", " + game.host.score_line(game.end["details"])
+        line = game.host.score_line(game.end["details"], [names[e] for e in entrant_of])
+        how += f", {line}" if line else ""
     if verdict.winner is None:
         scores = [0.5, 0.5]
         reason = f"a draw ({how})"
     else:
-        winner = verdict.winner
+        winner = entrant_of[verdict.winner]
         scores = [1.0, 0.0] if winner == 0 else [0.0, 1.0]
         reason = f"{names[winner]} wins ({how})"
     if verdict.culprit is not None:
-        why = await game.culprit_fault(verdict.culprit, match.fault, verdict.reason)
-        faults[names[verdict.culprit]] = why
-        reason = f"{names[verdict.culprit]} {why}; {names[1 - verdict.culprit]} wins"
+        culprit = entrant_of[verdict.culprit]
+        why = await game.culprit_fault(culprit, match.fault, verdict.reason)
+        faults[names[culprit]] = why
+        reason = f"{names[culprit]} {why}; {names[1 - culprit]} wins"
+    times = {names[entrant_of[seat]]: match.turn_times[seat] for seat in (0, 1)}
     return GameResult(
         number=job.number,
         players=names,
@@ -297,7 +308,7 @@ async def _judged(game: TwoPlayerGame, match: Match[Any], began: float) -> GameR
         reason=reason,
         scores=scores,
         faults=faults,
-        move_times={names[seat]: [round(t, 6) for t in match.turn_times[seat]] for seat in (0, 1)},
+        move_times={name: [round(t, 6) for t in times[name]] for name in names},
         seconds=time.monotonic() - began,
     )
 

@@ -34,6 +34,9 @@ class ServerConfig:
     move_timeout: float = 120.0  # to answer "yourturn"
     send_timeout: float = 10.0
     max_moves: int = 1000
+    # Pair clients two by two as they come, whatever names their play gives, and
+    # never with a built-in player: a tournament's server for one game of two programs.
+    pair_in_order: bool = False
     # A built-in player's long search (smarx's endgame) runs in one of
     # search_workers processes (None: one a core but the server's) and may
     # take search_timeout seconds; past it, the player decides by its quick rules.

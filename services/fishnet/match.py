@@ -87,6 +87,7 @@ class Server(Protocol):
     hub: RecordHub
     searches: Searches
     games_running: set[Match]
+    arena: ring_match.Arena  # its started games' ring.match.Match (hooks for a tournament)
 
     def game_seed(self, keys: list[str]) -> str: ...
     def withdraw(self, match: Match) -> None: ...
@@ -110,6 +111,7 @@ class Client:
     name: str | None = None  # the team name, once "play" was accepted
     match: Match | None = None
     seat: int = 0
+    assigned: int | None = None  # the seat a tournament gave it (ring.lobby.Lobby.handle)
     early: Held = field(default_factory=Held)  # its records before it is in a match
     gone: bool = False  # closed, quit, or unable to take our writes: told nothing more
     prelude: Held = field(default_factory=Held)  # for ring.match: its game's kept records
@@ -180,6 +182,14 @@ class Match:
         self.seats.append(client)
         self.names.append(team)
         self._attach(client, 1)
+        first = self.seats[0]
+        if isinstance(first, Client) and (first.assigned, client.assigned) == (1, 0):
+            # A tournament's seats are the ports its programs dialled, not who came
+            # first. Nothing read before now is a move (the wait drops it), so the
+            # seats may still change hands.
+            self.seats.reverse()
+            self.names.reverse()
+            first.seat, client.seat = 1, 0
         # Never blocks: the inbox is empty until the game starts, but for its
         # first client's quit or close (and then nobody is waiting to join).
         self.to_inbox.send_nowait((1, _Joined()))
@@ -281,7 +291,7 @@ class Match:
             begun=rules.begun(game),
         )
         server.games_running.add(self)
-        self.report = await self.played.run()
+        self.report = await server.arena.play(self.played)
         server.reported(self.report)
 
     def _cut_off(self, reason: str) -> None:

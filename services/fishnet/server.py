@@ -46,6 +46,7 @@ import trio
 
 from ring.lobby import ServerError, serve
 from ring.net import Refusal, answer_once, mark_established
+from ring.match import Arena
 from ring.record import RecordHub
 from ring.sansio import Closed, Invalid
 from ring.seeds import keyed_text, server_seed
@@ -93,6 +94,7 @@ class FishNetServer:
         self.seed = seed
         self.keyed = keyed  # seed is a secret key (ring.seeds)
         self.games_running: set[Match] = set()
+        self.arena = Arena()  # the games once started, as ring.match plays them
         self.reports: list[GameReport] = []
         self.on_report: Callable[[GameReport], object] | None = None
         self.address: tuple[str, int] = ("", 0)  # set once listening
@@ -149,12 +151,13 @@ class FishNetServer:
 
     # -- connections ---------------------------------------------------------------
 
-    async def handle(self, stream: trio.SocketStream) -> None:
+    async def handle(self, stream: trio.SocketStream, seat: int | None = None) -> None:
+        """One connection to its end; ``seat``: a tournament's (``pair_in_order``)."""
         link = Link(Role.SERVER)
         conn = Connection(stream, link, timeout=self.config.send_timeout)
         host, port = conn.remote_address or ("?", None)
         peer = host if port is None else f"{host}:{port}"
-        client = Client(next(self._numbers), peer, host, conn, link)
+        client = Client(next(self._numbers), peer, host, conn, link, assigned=seat)
         if self.recording:  # spares the encoding when nobody reads it
             conn.observer = functools.partial(self._observe, client)
         try:
@@ -169,7 +172,9 @@ class FishNetServer:
         if play is None:
             return
         client.name = play.team
-        bot = COMPUTER_PLAYERS.get(name_key(play.opponent))
+        # A tournament's server pairs its two programs whatever names they give.
+        in_order = self.config.pair_in_order
+        bot = None if in_order else COMPUTER_PLAYERS.get(name_key(play.opponent))
         joined = None if bot is not None else self._match(play)
         if (
             bot is None
@@ -200,8 +205,19 @@ class FishNetServer:
     def _waiting_from(self, host: str) -> int:
         return sum(game.host == host for queue in self._waiting.values() for game in queue)
 
+    def waiting_seats(self) -> set[int]:
+        """The tournament seats of the clients waiting for an opponent."""
+        return {
+            seat
+            for queue in self._waiting.values()
+            for game in queue
+            if (seat := game.seats[0].assigned) is not None  # type: ignore[union-attr]
+        }
+
     def _match(self, play: Play) -> Match | None:
         key = (name_key(play.opponent), name_key(play.team))
+        if self.config.pair_in_order:
+            key = next(iter(self._waiting), key)
         queue = self._waiting.get(key)
         if not queue:
             return None
