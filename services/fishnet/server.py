@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.lobby import ServerError, serve
-from ring.net import Refusal, answer_once, mark_established
 from ring.match import Arena
+from ring.net import Refusal, answer_once, mark_established
 from ring.record import RecordHub
 from ring.sansio import Closed, Invalid
 from ring.seeds import keyed_text, server_seed
