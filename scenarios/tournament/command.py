@@ -12,7 +12,7 @@ from pathlib import Path
 from ring import cliargs
 from ring.registry import Command
 
-GAMES = ("fishnet", "notipping", "reversi")
+GAMES = ("fishnet", "notipping", "oldmaid", "reversi")
 
 
 class _Entrant(argparse.Action):
@@ -52,6 +52,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="DIR",
         help="the results folder; the same command with the same DIR resumes",
+    )
+    parser.add_argument(
+        "--ring-size",
+        type=cliargs.positive,
+        default=4,
+        metavar="K",
+        help="Old Maid: the players of each ring (2-8, default 4); --games: how many rings",
     )
     parser.add_argument("--format", choices=["round-robin", "gauntlet"], default="round-robin")
     parser.add_argument(
@@ -139,10 +146,15 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def entrants_of(game: str, given: list[tuple[str, str]]) -> list[object]:
     """The entrants, in the order given; ``argparse.ArgumentTypeError`` names a bad one."""
+    from scenarios.tournament import ring_game
     from scenarios.tournament.hosts import HOSTS
     from scenarios.tournament.jobs import Entrant
 
-    host = HOSTS[game]
+    if game == "oldmaid":
+        title, levels, names = ring_game.TITLE, ring_game.LEVELS, ring_game.NAMES
+    else:
+        host = HOSTS[game]
+        title, levels, names = host.title, host.levels, host.names
     entrants: list[Entrant] = []
     for kind, text in given:
         if kind == "player":
@@ -153,9 +165,9 @@ def entrants_of(game: str, given: list[tuple[str, str]]) -> list[object]:
         else:
             name, sep, level = text.rpartition("=")
             level = level.lower()
-            if level not in host.levels:
+            if level not in levels:
                 raise argparse.ArgumentTypeError(
-                    f"no built-in {host.title} player {level!r}: {', '.join(host.levels)}"
+                    f"no built-in {title} player {level!r}: {', '.join(levels)}"
                 )
             if not sep:
                 taken = {e.name for e in entrants}
@@ -164,9 +176,9 @@ def entrants_of(game: str, given: list[tuple[str, str]]) -> list[object]:
                 while name in taken:
                     name, number = f"{level[:8]}{number}", number + 1
             entrant = Entrant(name, level=level)
-        if not host.names.check(entrant.name):
+        if not names.check(entrant.name):
             raise argparse.ArgumentTypeError(
-                f"{entrant.name!r} is not a {host.title} name ({host.names.rule})"
+                f"{entrant.name!r} is not a {title} name ({names.rule})"
             )
         entrants.append(entrant)
     return list(entrants)
@@ -203,6 +215,7 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         settings=settings,
         concurrency=args.concurrency,
+        ring_size=args.ring_size,
     )
     # A kill (SIGTERM) stops the runner as Ctrl-C does: the games under way are ended,
     # their programs killed, and the same command resumes.

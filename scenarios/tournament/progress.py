@@ -11,7 +11,7 @@ import sys
 import time
 from typing import TextIO
 
-from scenarios.tournament.results import GameResult
+from scenarios.tournament.results import GameResult, old_maid_holder
 
 
 class Progress:
@@ -19,7 +19,8 @@ class Progress:
         self.total = total
         self.done_before = len(done)
         self.done = len(done)
-        self.points: dict[str, float] = {}
+        self.points: dict[str, float] = {}  # two-player games: points
+        self.lost: dict[str, int] = {}  # Old Maid rings: rings lost
         self.played: dict[str, int] = {}
         for result in done:
             self._count(result)
@@ -32,12 +33,19 @@ class Progress:
             self.played[name] = self.played.get(name, 0) + 1
             if result.scores is not None:
                 self.points[name] = self.points.get(name, 0.0) + result.scores[seat]
+            else:
+                lost = name in result.faults or name == old_maid_holder(result)
+                self.lost[name] = self.lost.get(name, 0) + lost
 
     def leader(self) -> str:
-        if not self.points:
-            return "-"
-        name = max(sorted(self.points), key=lambda n: self.points[n] / self.played[n])
-        return f"{name} {self.points[name]:g}/{self.played[name]}"
+        """The best so far: the most points a game, or (rings) the fewest rings lost."""
+        if self.points:
+            name = max(sorted(self.points), key=lambda n: self.points[n] / self.played[n])
+            return f"{name} {self.points[name]:g}/{self.played[name]}"
+        if self.lost:
+            name = min(sorted(self.lost), key=lambda n: self.lost[n] / self.played[n])
+            return f"{name} lost {self.lost[name]}/{self.played[name]}"
+        return "-"
 
     def eta(self) -> str:
         finished = self.done - self.done_before

@@ -191,12 +191,23 @@ class RingStanding:
 def ring_standings(names: Sequence[str], rings: Iterable[Sequence[str]]) -> list[RingStanding]:
     """Each ring's places, first out first and the loser last; the standings, best first
     (the lowest rate of losing, then the lowest mean place)."""
+    finishes = []
+    for order in rings:
+        finishes += [(name, place, place == len(order)) for place, name in enumerate(order, 1)]
+    return finish_standings(names, finishes)
+
+
+def finish_standings(
+    names: Sequence[str], finishes: Iterable[tuple[str, int, bool]]
+) -> list[RingStanding]:
+    """The standings from each entrant's finishes: (name, place, whether it lost that
+    ring). A ring may have more than one loser: the one holding the Old Maid, and every
+    player at fault."""
     places: dict[str, list[int]] = {name: [] for name in names}
     losses = dict.fromkeys(names, 0)
-    for order in rings:
-        for place, name in enumerate(order, start=1):
-            places[name].append(place)
-        losses[order[-1]] += 1
+    for name, place, lost in finishes:
+        places[name].append(place)
+        losses[name] += lost
     standings = []
     for name in names:
         mine, lost = places[name], losses[name]

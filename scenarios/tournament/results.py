@@ -19,7 +19,15 @@ from pathlib import Path
 
 import msgspec
 
-from scenarios.tournament.ratings import Rating, Record, crosstable, elo, totals
+from scenarios.tournament.ratings import (
+    Rating,
+    Record,
+    RingStanding,
+    crosstable,
+    elo,
+    finish_standings,
+    totals,
+)
 
 
 class GameResult(msgspec.Struct, forbid_unknown_fields=False):
@@ -103,7 +111,7 @@ def standings(names: Sequence[str], results: Iterable[GameResult]) -> Standings:
         first, second = result.players
         pairs.append((first, second, result.scores[0]))
         for name, why in result.faults.items():
-            kind = why.split(" (")[0]
+            kind = _kind(why)
             figures[name].faults[kind] = figures[name].faults.get(kind, 0) + 1
         for name, times in result.move_times.items():
             figures[name].move_times.extend(times)
@@ -111,6 +119,94 @@ def standings(names: Sequence[str], results: Iterable[GameResult]) -> Standings:
     return Standings(
         tuple(names), elo(names, pairs), table, totals(names, table), figures, len(finished)
     )
+
+
+@dataclass(frozen=True)
+class RingTable:
+    """The standings of an Old Maid tournament."""
+
+    names: tuple[str, ...]
+    standings: list[RingStanding]  # best first
+    faults: dict[str, dict[str, int]]
+    games: int
+
+
+def ring_table(names: Sequence[str], results: Iterable[GameResult]) -> RingTable:
+    """Old Maid: each entrant's rate of losing and mean place (ring_game says how a ring
+    with players at fault, or one aborted, counts)."""
+    finished = list(results)
+    finishes: list[tuple[str, int, bool]] = []
+    faults: dict[str, dict[str, int]] = {name: {} for name in names}
+    for result in finished:
+        size = len(result.players)
+        if result.places is not None:
+            holder = old_maid_holder(result)
+            finishes += [
+                (name, place, name == holder or name in result.faults)
+                for place, name in enumerate(result.places, start=1)
+            ]
+        else:  # aborted: it counts only against those it names
+            finishes += [(name, size, True) for name in result.faults]
+        for name, why in result.faults.items():
+            kind = _kind(why)
+            faults[name][kind] = faults[name].get(kind, 0) + 1
+    return RingTable(tuple(names), finish_standings(names, finishes), faults, len(finished))
+
+
+def old_maid_holder(result: GameResult) -> str | None:
+    """The ring's loser by the cards: the last of its places not at fault (those at
+    fault come after it, and have lost too)."""
+    for name in reversed(result.places or []):
+        if name not in result.faults:
+            return name
+    return None
+
+
+def ring_markdown(table: RingTable) -> str:
+    lines = [
+        f"{table.games} rings",
+        "",
+        "| # | entrant | rings | lost | loss rate | 95 % interval | mean place | 95 % interval "
+        "| faults |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for rank, s in enumerate(table.standings, start=1):
+        lines.append(
+            f"| {rank} | {s.name} | {s.rings} | {s.losses} | {s.loss_rate:.0%} | "
+            f"{s.loss_low:.0%} .. {s.loss_high:.0%} | {s.mean_place:.2f} | "
+            f"{s.place_low:.2f} .. {s.place_high:.2f} | {_faults(table.faults[s.name])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def ring_csv_rows(table: RingTable) -> list[list[str]]:
+    rows = [["rank", "entrant", "rings", "lost", "loss_rate", "loss_low", "loss_high",
+             "mean_place", "place_low", "place_high", "faults"]]  # fmt: skip
+    for rank, s in enumerate(table.standings, start=1):
+        rows.append(
+            [str(rank), s.name, str(s.rings), str(s.losses), f"{s.loss_rate:.4f}",
+             f"{s.loss_low:.4f}", f"{s.loss_high:.4f}", f"{s.mean_place:.3f}",
+             f"{s.place_low:.3f}", f"{s.place_high:.3f}", str(sum(table.faults[s.name].values()))]
+        )  # fmt: skip
+    return rows
+
+
+def ring_json(table: RingTable) -> Mapping[str, object]:
+    return {
+        "rings": table.games,
+        "ranking": [
+            dataclasses.asdict(s) | {"faults": table.faults[s.name]} for s in table.standings
+        ],
+    }
+
+
+def _kind(why: str) -> str:
+    """A fault's kind: its words before any detail ("crashed", "did not connect ...")."""
+    return why.split(" (")[0].split(":")[0]
+
+
+def _faults(kinds: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "-"
 
 
 def markdown(result: Standings) -> str:
@@ -124,7 +220,7 @@ def markdown(result: Standings) -> str:
     ]
     for rank, rating in enumerate(result.ratings, start=1):
         record, figures = result.records[rating.name], result.figures[rating.name]
-        faults = ", ".join(f"{n} {kind}" for kind, n in sorted(figures.faults.items())) or "-"
+        faults = _faults(figures.faults)
         lines.append(
             f"| {rank} | {rating.name} | {rating.elo:+.0f} | {rating.low:+.0f} .. "
             f"{rating.high:+.0f} | {record.games} | {record.score:g} | {record.wins}-"

@@ -35,7 +35,7 @@ from scenarios.tournament import results
 from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome, Settings
 from scenarios.tournament.pools import LocalPool, Pool
 from scenarios.tournament.progress import Progress
-from scenarios.tournament.schedule import Format, ScheduledGame, fingerprint, two_player
+from scenarios.tournament.schedule import Format, ScheduledGame, fingerprint, rings, two_player
 
 CLAIM = "tournament.json"
 
@@ -54,12 +54,19 @@ class Tournament:
     seed: int = 1
     settings: Settings = field(default_factory=Settings)
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    ring_size: int = 4  # Old Maid: the players of each ring
+
+    @property
+    def rings(self) -> bool:
+        return self.game == "oldmaid"
 
     @property
     def names(self) -> list[str]:
         return [entrant.name for entrant in self.entrants]
 
     def schedule(self) -> list[ScheduledGame]:
+        if self.rings:
+            return rings(self.names, self.ring_size, self.games, self.seed)
         return two_player(self.names, self.games, self.seed, self.fmt)
 
     def fingerprint(self, schedule: Sequence[ScheduledGame]) -> str:
@@ -67,6 +74,7 @@ class Tournament:
             schedule,
             game=self.game,
             entrants=[msgspec.to_builtins(entrant) for entrant in self.entrants],
+            ring_size=self.ring_size if self.rings else None,
             **self.settings.decisive(),
         )
 
@@ -165,6 +173,7 @@ def _claim(tournament: Tournament, mark: str) -> None:
         "game": tournament.game,
         "format": tournament.fmt.value,
         "games": tournament.games,
+        "ring_size": tournament.ring_size if tournament.rings else None,
         "seed": tournament.seed,
         "entrants": [msgspec.to_builtins(entrant) for entrant in tournament.entrants],
         "settings": msgspec.to_builtins(tournament.settings),
@@ -187,12 +196,20 @@ def write_standings(tournament: Tournament, finished: list[results.GameResult]) 
     """``standings.md``, ``.csv`` and ``.json`` in the folder; the Markdown."""
     out = tournament.out
     ordered = sorted(finished, key=lambda result: result.number)
-    table = results.standings(tournament.names, ordered)
-    markdown = results.markdown(table)
+    if tournament.rings:
+        rings_table = results.ring_table(tournament.names, ordered)
+        markdown = results.ring_markdown(rings_table)
+        rows = results.ring_csv_rows(rings_table)
+        as_json = results.ring_json(rings_table)
+    else:
+        table = results.standings(tournament.names, ordered)
+        markdown = results.markdown(table)
+        rows = results.csv_rows(table)
+        as_json = results.as_json(table)
     (out / "standings.md").write_text(markdown)
     with open(out / "standings.csv", "w", newline="") as file:
-        csv.writer(file).writerows(results.csv_rows(table))
-    (out / "standings.json").write_text(json.dumps(results.as_json(table), indent=2) + "\n")
+        csv.writer(file).writerows(rows)
+    (out / "standings.json").write_text(json.dumps(as_json, indent=2) + "\n")
     return markdown
 
 

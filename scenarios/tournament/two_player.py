@@ -329,13 +329,19 @@ async def _stop_programs(game: TwoPlayerGame, exit_within: float) -> None:
 
 
 def _files(game: TwoPlayerGame) -> dict[str, bytes]:
-    from scenarios.tournament.jobs import OUTPUT_KEPT
-
     files = {"transcript.jsonl": b"".join(line + b"\n" for line in game.records)}
     files["server.log"] = "".join(line + "\n" for line in game.server_log).encode()
-    for seat, entrant in enumerate(game.job.entrants):
+    return files | program_files(game.job, game.logs)
+
+
+def program_files(job: GameJob, logs: Path) -> dict[str, bytes]:
+    """Each program's stdout and stderr (their ends, past ``OUTPUT_KEPT``), by entrant."""
+    from scenarios.tournament.jobs import OUTPUT_KEPT
+
+    files = {}
+    for seat, entrant in enumerate(job.entrants):
         for stream in ("stdout", "stderr"):
-            path = game.logs / f"seat{seat}.{stream}"
+            path = logs / f"seat{seat}.{stream}"
             files[f"{entrant.name}.{stream}"] = _tail(path, OUTPUT_KEPT)
     return files
 

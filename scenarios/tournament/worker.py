@@ -24,7 +24,7 @@ import msgspec
 import trio
 
 from scenarios.programs import sweep
-from scenarios.tournament import two_player
+from scenarios.tournament import ring_game, two_player
 from scenarios.tournament.hosts import HOSTS
 from scenarios.tournament.jobs import GameJob, GameOutcome
 
@@ -35,15 +35,17 @@ _PR_SET_PDEATHSIG = 1
 
 def play_game(job: GameJob) -> GameOutcome:
     """Play one game to its end; raises ``two_player.Unfinished`` if it never ends."""
-    host = HOSTS.get(job.game)
-    if host is None:
+    if job.game != "oldmaid" and job.game not in HOSTS:
         raise ValueError(f"no tournament game {job.game!r}")
     prefix = f"{job.tag_prefix}{job.number:05d}-"
     job = msgspec.structs.replace(job, tag_prefix=prefix)
     _playing.add(prefix)
     try:
         with tempfile.TemporaryDirectory(prefix="ring-game-") as logs:
-            result, files = trio.run(two_player.play, job, host, Path(logs))
+            if job.game == "oldmaid":
+                result, files = trio.run(ring_game.play, job, Path(logs))
+            else:
+                result, files = trio.run(two_player.play, job, HOSTS[job.game], Path(logs))
     finally:
         sweep(prefix)
         _playing.discard(prefix)

@@ -59,6 +59,8 @@ class TableConfig:
     # A stacked deck, in draw order, for every game instead of the seed's shuffle
     # (``ring check oldmaid`` stages its situations with one; not a command option).
     deck: tuple[Card, ...] | None = None
+    # Told each nick that joins, as it joins (a tournament knows who came).
+    on_join: Callable[[str], object] | None = field(default=None, compare=False)
     # Told how each game ended, as it ends (``ring serve`` prints it).
     on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
     # Every game's records go here (ring.record); the transcript writer is one

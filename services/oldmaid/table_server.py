@@ -257,6 +257,8 @@ class TableServer:
         # cap (ring.net.serve), not even while the game it fills starts below.
         # A status or a refused join does not count: pollers stay evictable.
         mark_established()
+        if self.config.on_join is not None:
+            self.config.on_join(request.nick)
         if full:
             await game.start()
         return None
