@@ -72,6 +72,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=1, help="decides the seats and every game's seed (default 1)"
     )
     parser.add_argument(
+        "--cluster",
+        metavar="tcp://HOST:8786",
+        help="play the games on a Dask cluster's workers (docs/tournament.md; needs "
+        "cardring[cluster]) instead of this machine",
+    )
+    parser.add_argument(
         "--concurrency",
         type=cliargs.positive,
         default=os.cpu_count() or 1,
@@ -80,7 +86,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     limits = parser.add_argument_group("the game's limits (default: its server's)")
     limits.add_argument(
-        "--move-time", type=cliargs.seconds, metavar="SECONDS", help="Reversi: each move"
+        "--move-time", type=cliargs.seconds, metavar="SECONDS", help="Reversi, FishNet: each move"
     )
     limits.add_argument(
         "--time-budget",
@@ -216,6 +222,7 @@ def _run(args: argparse.Namespace) -> int:
         settings=settings,
         concurrency=args.concurrency,
         ring_size=args.ring_size,
+        cluster=args.cluster,
     )
     # A kill (SIGTERM) stops the runner as Ctrl-C does: the games under way are ended,
     # their programs killed, and the same command resumes.

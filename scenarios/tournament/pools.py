@@ -19,13 +19,20 @@ import signal
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from scenarios.tournament.jobs import GameJob, GameOutcome
-from scenarios.tournament.worker import play_game, start_worker
+from scenarios.programs import sweep
+from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome
+from scenarios.tournament.worker import check_commands, play_game, start_worker
 
 Played = tuple[GameJob, GameOutcome | BaseException]
 
 
 class Pool(Protocol):
+    def check(self, entrants: Sequence[Entrant]) -> list[str]:
+        """One line for each command that cannot be started where games run."""
+
+    def sweep(self, prefix: str) -> None:
+        """Kill every program whose run token begins with ``prefix``, wherever games run."""
+
     def play(self, jobs: Sequence[GameJob]) -> Iterator[Played]: ...
     def stop(self) -> None: ...
     def close(self) -> None: ...
@@ -37,6 +44,12 @@ class LocalPool:
     def __init__(self, concurrency: int) -> None:
         self.concurrency = max(1, concurrency)
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def check(self, entrants: Sequence[Entrant]) -> list[str]:
+        return check_commands(entrants)
+
+    def sweep(self, prefix: str) -> None:
+        sweep(prefix)
 
     def play(self, jobs: Sequence[GameJob]) -> Iterator[Played]:
         if not jobs:

@@ -21,7 +21,6 @@ import csv
 import hashlib
 import json
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,6 @@ from typing import TextIO
 
 import msgspec
 
-from scenarios.programs import sweep
 from scenarios.tournament import results
 from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome, Settings
 from scenarios.tournament.pools import LocalPool, Pool
@@ -55,6 +53,7 @@ class Tournament:
     settings: Settings = field(default_factory=Settings)
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     ring_size: int = 4  # Old Maid: the players of each ring
+    cluster: str | None = None  # a Dask scheduler's address; None: this machine's pool
 
     @property
     def rings(self) -> bool:
@@ -100,14 +99,14 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
     done = results.load(games_dir)
     pending = [game for game in schedule if game.number not in done]
     prefix = run_prefix(mark, tournament.out)
-    sweep(prefix)
-    problems = check_commands(tournament.entrants)
+    pool = pool or _pool(tournament)
+    pool.sweep(prefix)
+    problems = pool.check(tournament.entrants)
     if problems:
         raise TournamentError(problems[0])
     progress = Progress(len(schedule), list(done.values()))
     if done:
         progress.note(f"resuming: {len(done)} of {len(schedule)} games already played")
-    pool = pool or LocalPool(tournament.concurrency)
     unplayed = 0
     try:
         for job, outcome in pool.play([tournament.job(game, prefix) for game in pending]):
@@ -120,7 +119,7 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
                 progress.note(f"game {job.number} could not be played: {_said(outcome)}")
     except KeyboardInterrupt:
         pool.stop()
-        sweep(prefix)
+        pool.sweep(prefix)
         progress.close()
         print(
             f"stopped: {len(done)} of {len(schedule)} games played; the same command goes on",
@@ -128,8 +127,8 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
         )
         return 130
     finally:
+        pool.sweep(prefix)
         pool.close()
-        sweep(prefix)
     progress.close()
     table = write_standings(tournament, list(done.values()))
     out.write(table)
@@ -140,6 +139,17 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
         )
         return 1
     return 0
+
+
+def _pool(tournament: Tournament) -> Pool:
+    if tournament.cluster is None:
+        return LocalPool(tournament.concurrency)
+    from scenarios.tournament.cluster import ClusterError, DaskPool
+
+    try:
+        return DaskPool(tournament.cluster)
+    except ClusterError as exc:
+        raise TournamentError(str(exc)) from None
 
 
 def run_prefix(mark: str, out: Path) -> str:
@@ -211,25 +221,3 @@ def write_standings(tournament: Tournament, finished: list[results.GameResult]) 
         csv.writer(file).writerows(rows)
     (out / "standings.json").write_text(json.dumps(as_json, indent=2) + "\n")
     return markdown
-
-
-def check_commands(entrants: Sequence[Entrant]) -> list[str]:
-    """One line for each program command that cannot be started here."""
-    problems = []
-    for entrant in entrants:
-        if entrant.level is not None:
-            continue
-        if not entrant.command:
-            problems.append(f"{entrant.name} has no command")
-            continue
-        program = entrant.command[0]
-        cwd = Path(entrant.cwd) if entrant.cwd else Path.cwd()
-        if "/" in program:
-            path = cwd / program
-            if not path.is_file():
-                problems.append(f"cannot run {entrant.name}'s command: no file {program}")
-            elif not os.access(path, os.X_OK):
-                problems.append(f"cannot run {entrant.name}'s command: {program} is not executable")
-        elif shutil.which(program) is None:
-            problems.append(f"cannot run {entrant.name}'s command: no program {program!r} on PATH")
-    return problems

@@ -14,10 +14,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -26,7 +28,7 @@ import trio
 from scenarios.programs import sweep
 from scenarios.tournament import ring_game, two_player
 from scenarios.tournament.hosts import HOSTS
-from scenarios.tournament.jobs import GameJob, GameOutcome
+from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome
 
 # The run-token prefixes of the games this process is playing now.
 _playing: set[str] = set()
@@ -73,3 +75,25 @@ def _stop_now(signum: int, frame: object) -> None:
     for prefix in list(_playing):
         sweep(prefix)
     os._exit(128 + signum)
+
+
+def check_commands(entrants: Sequence[Entrant]) -> list[str]:
+    """One line for each program command that cannot be started on this machine."""
+    problems = []
+    for entrant in entrants:
+        if entrant.level is not None:
+            continue
+        if not entrant.command:
+            problems.append(f"{entrant.name} has no command")
+            continue
+        program = entrant.command[0]
+        cwd = Path(entrant.cwd) if entrant.cwd else Path.cwd()
+        if "/" in program:
+            path = cwd / program
+            if not path.is_file():
+                problems.append(f"cannot run {entrant.name}'s command: no file {program}")
+            elif not os.access(path, os.X_OK):
+                problems.append(f"cannot run {entrant.name}'s command: {program} is not executable")
+        elif shutil.which(program) is None:
+            problems.append(f"cannot run {entrant.name}'s command: no program {program!r} on PATH")
+    return problems

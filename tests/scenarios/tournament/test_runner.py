@@ -16,14 +16,9 @@ import pytest
 from scenarios.programs import PROC, RUN_TAG
 from scenarios.tournament import results
 from scenarios.tournament.jobs import Entrant, Settings
-from scenarios.tournament.runner import (
-    Tournament,
-    TournamentError,
-    check_commands,
-    run,
-    run_prefix,
-)
+from scenarios.tournament.runner import Tournament, TournamentError, run, run_prefix
 from scenarios.tournament.schedule import Format
+from scenarios.tournament.worker import check_commands
 
 ROUGH = Path(__file__).with_name("rough_reversi.py")
 
