@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-stall \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-stall bench-tournament \
 	fishnet-study oldclients-sweep fuzz clean
 
 setup: $(STAMP)
@@ -62,6 +62,11 @@ bench-capacity: setup
 # searches for always-pass FishNet clients in the same ring serve (~1 min).
 bench-stall: setup
 	$(BIN)/python -m scenarios.bench --part stall
+
+# ring tournament's cost beyond the games: the same deep-vs-deep Reversi games
+# as bare server-and-bots and as a tournament, alternately (~3 min).
+bench-tournament: setup
+	$(BIN)/python -m scenarios.bench --part tournament
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client: each old
 # habit alone and all together, two seeds a size, on an idle machine and then

@@ -9,7 +9,9 @@ Tipping solver against the other players and times it
 (``scenarios.bench.notipping_bench``); part five (``--part capacity``) measures one
 ``ring serve`` under a class's load (``scenarios.bench.capacity``); part six
 (``--part stall``) times the Old Maid table's status replies while smarx
-searches for always-pass FishNet clients (``scenarios.bench.stall_bench``).
+searches for always-pass FishNet clients (``scenarios.bench.stall_bench``); part
+seven (``--part tournament``) times ``ring tournament`` against the same games
+played bare (``scenarios.bench.tournament_bench``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -39,6 +41,7 @@ from scenarios.bench import (
     pingpong,
     reversi_bench,
     stall_bench,
+    tournament_bench,
 )
 from scenarios.oldmaid_game import DEFAULT_SEED, format_result, run_scenario
 
@@ -66,7 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
     parser.add_argument(
         "--part",
-        choices=["all", "ring", "fishnet", "reversi", "notipping", "capacity", "stall"],
+        choices=[
+            "all",
+            "ring",
+            "fishnet",
+            "reversi",
+            "notipping",
+            "capacity",
+            "stall",
+            "tournament",
+        ],
         default="all",
     )
     parser.add_argument(
@@ -96,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, stall_bench.main([]))
+    if args.part in ("all", "tournament"):
+        if args.part == "all":
+            print()
+        status = max(status, tournament_bench.main([]))
     return status
 
 

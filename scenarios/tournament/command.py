@@ -36,7 +36,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=COMMAND",
         help="a program: its name, and its command "
         "line with WIRE.md's placeholders ({host} {port} {address} {name} "
-        "{seat}), e.g. alice='java -jar a.jar {host} {port} {name}'",
+        "{seat} {nick} {table}), e.g. alice='java -jar a.jar {host} {port} {name}'",
     )
     entrants.add_argument(
         "--builtin",
@@ -123,7 +123,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     programs.add_argument(
         "--memory",
-        type=cliargs.positive,
+        type=cliargs.count,
         default=2048,
         metavar="MB",
         help="its data memory (default 2048; 0: no limit)",

@@ -43,7 +43,10 @@ class GameResult(msgspec.Struct, forbid_unknown_fields=False):
     # (exit status 1)", "did not connect within 10 s", "timed out", ...
     faults: dict[str, str] = {}
     move_times: dict[str, list[float]] = {}  # seconds each move took, by player
-    seconds: float = 0.0  # the game's wall time
+    seconds: float = 0.0  # the game's wall time, its server's start to its result
+    # From the first program's start to the last one's end: their start-up, the game,
+    # their exit (what the players and the server spent; the rest is the runner's).
+    played: float = 0.0
 
 
 _encoder = msgspec.json.Encoder()

@@ -32,7 +32,7 @@ from ring.seeds import keyed_seed
 from scenarios.programs import Program, ProgramError, RunningProgram
 from scenarios.tournament.jobs import GameJob
 from scenarios.tournament.results import GameResult
-from scenarios.tournament.two_player import program_files
+from scenarios.tournament.two_player import played_span, program_files
 
 HOST = "127.0.0.1"
 # A game is aborted when nothing moves for this long (the table's turn_timeout); a
@@ -124,10 +124,11 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
             # How each had ended before we stop them all (a stop is no crash of theirs).
             exits = [None if run is None else run.process.poll() for run in runs]
             with trio.CancelScope(shield=True):
-                await _stop(runs, settings.exit_within)
+                programs_ended = await _stop(runs, settings.exit_within)
             nursery.cancel_scope.cancel()
     outcome = outcomes[0] if outcomes else None
     result = _judged(job, outcome, joined, runs, exits, faults, began)
+    result = msgspec.structs.replace(result, played=round(played_span(runs, programs_ended), 6))
     files = {"transcript.jsonl": b"".join(line + b"\n" for line in records)}
     return result, files | program_files(job, logs)
 
@@ -151,14 +152,17 @@ async def _start(
         return None
 
 
-async def _stop(runs: list[RunningProgram | None], exit_within: float) -> None:
+async def _stop(runs: list[RunningProgram | None], exit_within: float) -> float:
+    """Each program has ``exit_within`` to exit; then all is killed. When they had ended."""
     with trio.move_on_after(exit_within):
         for run in runs:
             if run is not None:
                 await run.process.wait()
+    ended = trio.current_time()
     for run in runs:
         if run is not None:
             await run.stop()
+    return ended
 
 
 def _judged(

@@ -89,8 +89,16 @@ class Tournament:
         )
 
 
-def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | None = None) -> int:
-    """Play what is missing and write the tables; the exit status (130 when stopped)."""
+def run(
+    tournament: Tournament,
+    *,
+    pool: Pool | None = None,
+    stream: TextIO | None = None,
+    progress_stream: TextIO | None = None,
+) -> int:
+    """Play what is missing and write the tables; the exit status (130 when stopped).
+    The tables go to ``stream`` (standard output), the progress to ``progress_stream``
+    (standard error)."""
     out = sys.stdout if stream is None else stream
     schedule = tournament.schedule()
     mark = tournament.fingerprint(schedule)
@@ -104,7 +112,7 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
     problems = pool.check(tournament.entrants)
     if problems:
         raise TournamentError(problems[0])
-    progress = Progress(len(schedule), list(done.values()))
+    progress = Progress(len(schedule), list(done.values()), stream=progress_stream)
     if done:
         progress.note(f"resuming: {len(done)} of {len(schedule)} games already played")
     unplayed = 0
@@ -123,7 +131,7 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
         progress.close()
         print(
             f"stopped: {len(done)} of {len(schedule)} games played; the same command goes on",
-            file=sys.stderr,
+            file=progress.stream,
         )
         return 130
     finally:
@@ -135,7 +143,7 @@ def run(tournament: Tournament, *, pool: Pool | None = None, stream: TextIO | No
     if unplayed:
         print(
             f"{unplayed} games could not be played (said above); the same command plays them",
-            file=sys.stderr,
+            file=progress.stream,
         )
         return 1
     return 0

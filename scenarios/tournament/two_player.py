@@ -86,6 +86,7 @@ class TwoPlayerGame:
         self.connected = [False, False]
         self.runs: list[RunningProgram | None] = [None, None]
         self.faults: dict[int, str] = {}
+        self.programs_ended: float | None = None  # when the last program had ended
         self._encoder = msgspec.json.Encoder()
 
     def _record(self, key: GameKey, record: dict[str, Any]) -> None:
@@ -218,7 +219,18 @@ async def play(
         for listener in listeners:
             with contextlib.suppress(trio.ClosedResourceError):
                 await listener.aclose()
+    result = msgspec.structs.replace(
+        result, played=round(played_span(game.runs, game.programs_ended), 6)
+    )
     return result, _files(game)
+
+
+def played_span(runs: list[RunningProgram | None], ended: float | None) -> float:
+    """Seconds from the first program's start to ``ended`` (0 when none started)."""
+    starts = [run.started for run in runs if run is not None]
+    if not starts or ended is None:
+        return 0.0
+    return max(0.0, ended - min(starts))
 
 
 async def _play(game: TwoPlayerGame, ports: list[int], began: float) -> GameResult:
@@ -319,6 +331,7 @@ async def _stop_programs(game: TwoPlayerGame, exit_within: float) -> None:
     with trio.move_on_after(exit_within):
         for run in running:
             await run.process.wait()
+    game.programs_ended = trio.current_time()
     for seat, run in enumerate(game.runs):
         if run is None:
             continue

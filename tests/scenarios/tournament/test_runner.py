@@ -108,6 +108,9 @@ def test_every_loss_is_explained_and_nothing_outlives_its_game(tmp_path: Path) -
     ]
     assert len(daemons) == 2
     assert not [pid for pid in daemons if (PROC / str(pid)).exists()]
+    # nor did anything else any program of this tournament started
+    mark = json.loads((tmp_path / "t" / "tournament.json").read_text())["fingerprint"]
+    assert tagged(run_prefix(mark, tmp_path / "t")) == []
     standings = (tmp_path / "t" / "standings.md").read_text()
     assert "| 2 crashed |" in standings and "| 2 timed out |" in standings
 
