@@ -85,7 +85,9 @@ async def _bare_game(players: tuple[str, ...], seed: int, depth: int) -> None:
         nursery.cancel_scope.cancel()
 
 
-async def bare(games: int, seed: int, depth: int, concurrency: int) -> float:
+async def bare(
+    entrants: Sequence[str], games: int, seed: int, depth: int, concurrency: int
+) -> float:
     limiter = trio.CapacityLimiter(concurrency)
     began = time.perf_counter()
 
@@ -94,15 +96,17 @@ async def bare(games: int, seed: int, depth: int, concurrency: int) -> float:
             await _bare_game(players, game_seed % 2**63, depth)
 
     async with trio.open_nursery() as nursery:
-        for game in two_player(list(DEEP_ONLY), games, seed):
+        for game in two_player(list(entrants), games, seed):
             nursery.start_soon(one, game.players, game.seed)
     return time.perf_counter() - began
 
 
-def tournament_process(games: int, seed: int, depth: int, concurrency: int) -> float:
+def tournament_process(
+    entrants: Sequence[str], games: int, seed: int, depth: int, concurrency: int
+) -> float:
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as folder:
         command = [sys.executable, "-m", "ring", "tournament", "reversi"]
-        command += ["--builtin", "deep"] * len(DEEP_ONLY)
+        command += ["--builtin", "deep"] * len(entrants)
         command += ["--depth", str(depth), "--games", str(games), "--seed", str(seed)]
         command += ["--concurrency", str(concurrency), "--out", str(Path(folder) / "t")]
         began = time.perf_counter()
@@ -155,13 +159,16 @@ def _report_ranking(ladder: Sequence[str], played: list[results.GameResult]) -> 
 
 
 def report_bare(args: argparse.Namespace) -> None:
-    count = len(two_player(list(DEEP_ONLY), args.bare_games, args.seed))
+    entrants = DEEP_ONLY[: args.bare_entrants]
+    count = len(two_player(list(entrants), args.bare_games, args.seed))
     print(f"== against the bare games: {count} games of deep against deep, 2 at once, "
           f"{args.bare_runs} runs each, alternating")  # fmt: skip
     walls: dict[str, list[float]] = {"bare": [], "tournament": []}
     for _ in range(args.bare_runs):
-        walls["bare"].append(trio.run(bare, args.bare_games, args.seed, args.depth, 2))
-        walls["tournament"].append(tournament_process(args.bare_games, args.seed, args.depth, 2))
+        walls["bare"].append(trio.run(bare, entrants, args.bare_games, args.seed, args.depth, 2))
+        walls["tournament"].append(
+            tournament_process(entrants, args.bare_games, args.seed, args.depth, 2)
+        )
     for way, seconds in walls.items():
         print(f"{way}: {', '.join(f'{s:.2f}' for s in seconds)} s "
               f"(median {statistics.median(seconds):.2f} s)")  # fmt: skip
@@ -178,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--bare-games", type=int, default=4, help="against bare: games a pair")
     parser.add_argument("--bare-runs", type=int, default=2)
+    parser.add_argument("--bare-entrants", type=int, default=len(DEEP_ONLY), choices=[2, 3])
     args = parser.parse_args(argv)
     try:
         report_round_robin(args)

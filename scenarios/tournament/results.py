@@ -49,6 +49,16 @@ class GameResult(msgspec.Struct, forbid_unknown_fields=False):
     played: float = 0.0
 
 
+# The fields a replay of the same game may change: its timings.
+TIMINGS = ("move_times", "seconds", "played")
+
+
+def decided(result: GameResult) -> dict[str, object]:
+    """What a game decided: its result without its timings (equal for every replay of a
+    game between built-in players)."""
+    return {k: v for k, v in msgspec.to_builtins(result).items() if k not in TIMINGS}
+
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(GameResult)
 

@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from scenarios.programs import PROC, RUN_TAG
@@ -172,24 +171,18 @@ def test_each_program_plays_in_the_seat_it_was_given(
 
 # -- stopped and resumed -------------------------------------------------------------------
 
-BUILTINS = ["--builtin", "random", "--builtin", "greedy", "--builtin", "positional"]
+BUILTINS = ["--builtin", "random", "--builtin", "greedy", "--builtin", "deep"]
+GAMES = 6  # three entrants, two games a pair
 
 
 def tournament_command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "ring", "tournament", "reversi", *BUILTINS, "--builtin",
-            "deep", "--depth", "2", "--games", "2", "--seed", "11", "--concurrency", "2",
-            "--out", str(out)]  # fmt: skip
+    return [sys.executable, "-m", "ring", "tournament", "reversi", *BUILTINS, "--depth", "2",
+            "--games", "2", "--seed", "11", "--concurrency", "2", "--out", str(out)]  # fmt: skip
 
 
-def decided(folder: Path) -> dict[int, dict[str, object]]:
-    """Every result without its timings (the only part a replay may change)."""
-    played = results.load(folder / "games")
-    return {
-        number: {
-            k: v for k, v in msgspec.to_builtins(r).items() if k not in ("move_times", "seconds")
-        }
-        for number, r in played.items()
-    }
+def decided(folder: Path) -> dict[int, object]:
+    """Every result in ``folder`` without its timings."""
+    return {n: results.decided(r) for n, r in results.load(folder / "games").items()}
 
 
 def stop_after(command: list[str], games: int, how: signal.Signals) -> int:
@@ -210,35 +203,35 @@ def stop_after(command: list[str], games: int, how: signal.Signals) -> int:
             runner.wait(timeout=10)
 
 
-@pytest.mark.parametrize(("games", "how"), [(2, signal.SIGKILL), (5, signal.SIGINT)])
-def test_a_stopped_tournament_resumes_to_the_same_results(
-    tmp_path: Path, games: int, how: signal.Signals
-) -> None:
-    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
-    assert (
-        subprocess.run(tournament_command(whole), capture_output=True, timeout=120).returncode == 0
-    )
-    status = stop_after(tournament_command(stopped), games, how)
-    assert status == (-signal.SIGKILL if how is signal.SIGKILL else 130)
-    kept = decided(stopped)
-    assert games <= len(kept) < 12
-    # Nothing of the stopped run lives on: its workers killed their programs (SIGTERM from
-    # the runner, or from Linux when the runner died). Watched for a bounded time: they
-    # are not our children, so their exits cannot be waited for.
-    mark = json.loads((stopped / "tournament.json").read_text())["fingerprint"]
-    prefix = run_prefix(mark, stopped)
-    deadline = time.monotonic() + 10
-    while tagged(prefix) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert tagged(prefix) == []
-    # the same command goes on, and plays only what is missing
-    resumed = subprocess.run(tournament_command(stopped), capture_output=True, timeout=120)
-    said = resumed.stderr.decode()
-    assert resumed.returncode == 0, said
-    assert f"resuming: {len(kept)} of 12 games already played" in said
-    assert sum(line.startswith("game ") for line in said.splitlines()) == 12 - len(kept)
-    assert decided(stopped) == decided(whole)
-    assert ranking(stopped) == ranking(whole)
+def test_a_stopped_tournament_resumes_to_the_same_results(tmp_path: Path) -> None:
+    """Killed (SIGKILL) after its first game, or stopped with Ctrl-C after its third: the
+    same command goes on to the results of a run that was never stopped."""
+    whole = tmp_path / "whole"
+    done = subprocess.run(tournament_command(whole), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for games, how in ((1, signal.SIGKILL), (3, signal.SIGINT)):
+        stopped = tmp_path / how.name
+        status = stop_after(tournament_command(stopped), games, how)
+        assert status == (-signal.SIGKILL if how is signal.SIGKILL else 130)
+        kept = decided(stopped)
+        assert games <= len(kept) < GAMES
+        # Nothing of the stopped run lives on: its workers killed their programs (SIGTERM
+        # from the runner, or from Linux when the runner died). Watched for a bounded
+        # time: they are not our children, so their exits cannot be waited for.
+        mark = json.loads((stopped / "tournament.json").read_text())["fingerprint"]
+        prefix = run_prefix(mark, stopped)
+        deadline = time.monotonic() + 10
+        while tagged(prefix) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tagged(prefix) == []
+        # the same command goes on, and plays only what is missing
+        resumed = subprocess.run(tournament_command(stopped), capture_output=True, timeout=120)
+        said = resumed.stderr.decode()
+        assert resumed.returncode == 0, said
+        assert f"resuming: {len(kept)} of {GAMES} games already played" in said
+        assert sum(line.startswith("game ") for line in said.splitlines()) == GAMES - len(kept)
+        assert decided(stopped) == decided(whole)
+        assert ranking(stopped) == ranking(whole)
 
 
 def ranking(folder: Path) -> object:
