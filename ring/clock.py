@@ -32,6 +32,10 @@ T = TypeVar("T")
 
 # A scheduler pass up to this long is charged to the clocks running through it.
 ALLOWANCE = 0.005
+# What is left of a limit below this has run out: a deadline that close to a loop time
+# of hundreds of seconds is that time itself in floating point, and a wait for it would
+# end at once, again and again (a test's mock clock, which only moves when all wait).
+RESOLUTION = 1e-6
 
 
 class _BusyMeter(trio.abc.Instrument):
@@ -94,7 +98,7 @@ class TurnClock:
         return max(0.0, elapsed - (self._meter.busy_now() - self._busy_at_start))
 
     def expired(self) -> bool:
-        return self.used() >= self.limit
+        return self.used() >= self.limit - RESOLUTION
 
     def deadline(self) -> float:
         """The loop time at which the limit runs out if the loop stays free from now on."""

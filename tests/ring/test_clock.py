@@ -65,3 +65,19 @@ async def test_no_limit_never_runs_out(autojump_clock: trio.abc.Clock) -> None:
     with trio.move_on_after(3600):
         await within(clock, trio.sleep_forever)
     assert not clock.expired()
+
+
+async def test_a_remainder_below_the_clocks_resolution_has_run_out(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """The server's own work can leave a limit a remainder too small for a deadline to hold
+    (at a loop time of 5600 s, now + 1e-13 is now): that wait would end at once, again and
+    again, and on a mock clock, which moves only when all wait, for ever."""
+    await trio.sleep(5000.0)
+    clock = TurnClock(600.0)
+    await trio.sleep(600.0)
+    clock._busy_at_start -= math.ulp(600.0)  # a busy pass left one float step of the limit
+    assert clock.used() < clock.limit
+    assert clock.deadline() == trio.current_time()
+    assert clock.expired()
+    assert await within(clock, trio.Event().wait) is TIMED_OUT
