@@ -242,8 +242,6 @@ def test_handout_peers_alone_2(tmp_path):
         ("HRHR", 204),  # 4 players, alternating, handout peer first
         ("RHRH", 205),  # 4 players, alternating, ring peer first
         ("RRHRRH", 206),  # 6 players, 4 ours + 2 handout, spread out
-        ("HHRRRR", 207),  # 6 players, the two handout peers side by side
-        ("RHRRHR", 208),  # 6 players, handout peers two seats apart
         ("HRHRHRHR", 209),  # 8 players, alternating
         ("HRR", 210),  # 3 players, as in the doc's example
         ("RHH", 211),

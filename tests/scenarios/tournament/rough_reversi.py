@@ -10,7 +10,6 @@ each fault is what such programs do in a contest:
 - ``leaves``: closes its connection after its first move and keeps running;
 - ``silent``: connects, names itself, then never answers (times out);
 - ``garbage``: answers every board with a line that is not a move;
-- ``hogs-memory``: tries to hold 8 GiB (refused by the memory limit);
 - ``daemon``: before playing, starts a daemon that sleeps (fork, setsid, fork)
   and prints its pid; then plays a correct game;
 - none: a correct game.
@@ -50,9 +49,6 @@ def main():
         sys.exit(3)
     if args.fault == "never-connects":
         time.sleep(600)
-    if args.fault == "hogs-memory":
-        hoard = bytearray(8 * 1024**3)
-        print(len(hoard))
     if args.fault == "daemon":
         start_daemon()
     sock = socket.create_connection((args.host, args.port))

@@ -50,7 +50,6 @@ FAULTS = {
     "leaves": "left (it closed its connection during its game)",
     "silent": "timed out",
     "garbage": "sent moves the server refused, too many in a row (illegal or garbled)",
-    "hog": "crashed (exited with status 1) before its game began",
 }
 
 
@@ -62,7 +61,6 @@ def test_every_loss_is_explained_and_nothing_outlives_its_game(tmp_path: Path) -
         rough("leaves", "leaves"),
         rough("silent", "silent"),
         rough("garbage", "garbage"),
-        rough("hog", "hogs-memory"),
         rough("daemon", "daemon"),
     ]
     tournament = Tournament(
@@ -73,12 +71,12 @@ def test_every_loss_is_explained_and_nothing_outlives_its_game(tmp_path: Path) -
         games=2,
         seed=7,
         settings=Settings(move_time=1.0, connect_within=3.0, exit_within=1.0, memory_mb=512),
-        concurrency=3,
+        concurrency=4,
     )
     with open(tmp_path / "tables.md", "w") as tables:
         assert run(tournament, stream=tables) == 0
     played = results.load(tmp_path / "t" / "games")
-    assert len(played) == 16
+    assert len(played) == 14
     for result in played.values():
         loser = next(name for name in result.players if name != "random")
         if loser == "daemon":
@@ -89,8 +87,6 @@ def test_every_loss_is_explained_and_nothing_outlives_its_game(tmp_path: Path) -
         assert result.reason == f"{loser} {FAULTS[loser]}; random wins"
     games = tmp_path / "t" / "games"
     # the evidence of a dispute: each program's own output, the server's transcript
-    hog_game = next(n for n, r in played.items() if "hog" in r.players)
-    assert "MemoryError" in (games / f"{hog_game:05d}" / "hog.stderr").read_text()
     crash_game = next(n for n, r in played.items() if "crashes" in r.players)
     crash_files = games / f"{crash_game:05d}"
     assert "a student's bug" in (crash_files / "crashes.stderr").read_text()
