@@ -27,10 +27,26 @@ def rough(name: str, fault: str = "") -> Entrant:
     return Entrant(name, tuple(command + (["--fault", fault] if fault else [])))
 
 
+def alive(pid: int, within: float = 5.0) -> bool:
+    """Whether ``pid`` still runs ``within`` seconds from now. Killed, a process that is
+    not our child lingers as a zombie until init reaps it, and so is watched for a
+    bounded time rather than waited for."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def tagged(prefix: str) -> list[int]:
     """The processes alive whose run token begins with ``prefix``."""
     entry = f"{RUN_TAG}={prefix}".encode()
-    alive = []
+    found = []
     for path in PROC.iterdir():
         if not path.name.isdigit():
             continue
@@ -39,8 +55,8 @@ def tagged(prefix: str) -> list[int]:
         except OSError:
             continue
         if any(e.startswith(entry) for e in environ):
-            alive.append(int(path.name))
-    return alive
+            found.append(int(path.name))
+    return found
 
 
 FAULTS = {
@@ -102,7 +118,7 @@ def test_every_loss_is_explained_and_nothing_outlives_its_game(tmp_path: Path) -
         if line.startswith("daemon ")
     ]
     assert len(daemons) == 2
-    assert not [pid for pid in daemons if (PROC / str(pid)).exists()]
+    assert not [pid for pid in daemons if alive(pid)]
     # nor did anything else any program of this tournament started
     mark = json.loads((tmp_path / "t" / "tournament.json").read_text())["fingerprint"]
     assert tagged(run_prefix(mark, tmp_path / "t")) == []
