@@ -45,6 +45,7 @@ class DaskPool:
                 "pip install 'cardring[cluster]'"
             ) from None
         self.address = address
+        self.timeout = timeout
         try:
             self.client: Any = Client(address, timeout=timeout)
         except OSError as exc:
@@ -56,8 +57,11 @@ class DaskPool:
 
     def check(self, entrants: Sequence[Entrant]) -> list[str]:
         """Every worker checks every command; each problem names its worker."""
-        if not self.workers():
-            return [f"the Dask scheduler at {self.address} has no workers"]
+        try:  # workers started with the scheduler may still be joining it
+            self.client.wait_for_workers(1, timeout=self.timeout)
+        except TimeoutError:
+            return [f"the Dask scheduler at {self.address} has no workers "
+                    f"(none joined within {self.timeout:g} s)"]  # fmt: skip
         try:
             found = self.client.run(_check_here, list(entrants))
         except Exception as exc:  # a worker without cardring cannot even unpickle the call
