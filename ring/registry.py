@@ -127,6 +127,9 @@ class Service:
     add_options: Callable[[argparse._ArgumentGroup], None] = field(default=lambda group: None)
     bot: ClientCommand | None = None
     play: ClientCommand | None = None
+    # Serves alongside the games (the live page): runs only when named, and naming it
+    # does not choose games; it has no games of its own, no transcripts, no mDNS.
+    companion: bool = False
 
 
 @dataclass(frozen=True)

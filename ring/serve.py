@@ -2,7 +2,9 @@
 
 Each service is a ``ring.registry.Service``; this module knows none of them
 by name. ``--NAME [PORT]`` chooses a service (its default port, or PORT);
-with none chosen, every declared service runs on its default port. Shared
+with none chosen, every declared game service runs on its default port
+(a companion, the live page's ``--web``, runs only when named, beside the
+games). Shared
 options (address, seed, transcripts, mDNS) go to every service; each
 service adds its own in a group of its own. Ctrl-C and SIGTERM stop every
 service the same way (each tells its games under way, where its protocol can,
@@ -89,9 +91,12 @@ def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]
 
 
 def chosen_services(args: argparse.Namespace, services: Sequence[Service]) -> list[Service]:
-    """The services named on the command line, or every one of them when none is."""
+    """The game services named on the command line, or every one of them when none is;
+    then the companions named (the live page), which never count as choosing games."""
     named = [service for service in services if getattr(args, service.name) is not None]
-    return named or list(services)
+    games = [service for service in named if not service.companion]
+    games = games or [service for service in services if not service.companion]
+    return games + [service for service in named if service.companion]
 
 
 def settings_for(

@@ -99,12 +99,18 @@ async def test_a_service_declared_in_a_test_is_served_and_discovered() -> None:
 
 def test_the_installed_declarations_and_their_options_fit_one_command_line() -> None:
     services = declared_services()
-    assert [service.name for service in services] == ["fishnet", "notipping", "oldmaid", "reversi"]
+    games = ["fishnet", "notipping", "oldmaid", "reversi"]
+    assert [service.name for service in services] == [*games, "web"]
     parser = build_parser()  # every service's options at once: no clash between them
     args = parser.parse_args(["serve"])
     chosen = chosen_services(args, services)
-    assert [service.name for service in chosen] == ["fishnet", "notipping", "oldmaid", "reversi"]
+    assert [service.name for service in chosen] == games  # the page only when asked for
     assert [settings_for(args, s, seed=1).port for s in chosen] == [1530, 10987, 9898, 5410]
+    # --web serves the page beside every game; naming games still chooses them
+    chosen = chosen_services(parser.parse_args(["serve", "--web"]), services)
+    assert [service.name for service in chosen] == [*games, "web"]
+    chosen = chosen_services(parser.parse_args(["serve", "--web", "--reversi"]), services)
+    assert [service.name for service in chosen] == ["reversi", "web"]
 
 
 def _line(child: ChildProcess) -> str:

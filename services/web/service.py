@@ -1,0 +1,71 @@
+"""``ring serve --web [PORT]``: the live page, declared like the game services.
+
+It serves alongside the games (``companion``): ``ring serve --web`` runs every
+game service and the page; naming games chooses them as before. It reads the
+record hub all services of the process share, and listens where they do
+(loopback unless ``--host`` says otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import trio
+
+from ring.registry import ServeSettings, Service, ServiceError
+
+DEFAULT_PORT = 8080
+# A browser has nothing to send: a message over this closes its socket (hypercorn's 1009).
+MAX_MESSAGE = 4096
+
+
+def _add_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--max-viewers",
+        type=int,
+        default=200,
+        metavar="N",
+        help="browsers watching at once (default 200); more are told to try again later",
+    )
+
+
+async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+    from hypercorn.config import Config
+    from hypercorn.trio import serve
+
+    from ring.spectators import Spectators
+    from services.web.app import make_app
+
+    spectators = Spectators(settings.hub, max_viewers=settings.options.max_viewers)
+    config = Config()
+    config.bind = [f"{settings.host}:{settings.port}"]
+    config.websocket_max_message_size = MAX_MESSAGE
+    config.accesslog = None
+    config.errorlog = None
+    config.graceful_timeout = 1.0
+
+    async def started(task_status: trio.TaskStatus[list[str]]) -> None:
+        await serve(make_app(spectators), config, task_status=task_status)  # type: ignore[arg-type]
+
+    try:
+        async with trio.open_nursery() as nursery:
+            try:
+                binds = await nursery.start(started)
+            except OSError as exc:
+                raise ServiceError(
+                    f"cannot listen on {settings.host}:{settings.port}: {exc}"
+                ) from None
+            host, port = binds[0].removeprefix("http://").rsplit(":", 1)
+            task_status.started((host, int(port)))
+    finally:
+        spectators.unsubscribe()
+
+
+SERVICE = Service(
+    name="web",
+    default_port=DEFAULT_PORT,
+    summary="the live page: every game of this ring serve in a browser",
+    serve=_serve,
+    add_options=_add_options,
+    companion=True,
+)
