@@ -4,6 +4,9 @@
 
 const games = new Map();
 let socket = null;
+// When each live record arrived (its server time t, and the page's wall clock in ms):
+// the browser tests measure how soon a record reaches the page. Kept bounded.
+window.arrivals = [];
 
 function text(tag, value, className) {
   const node = document.createElement(tag);
@@ -63,19 +66,171 @@ function line(record) {
   return JSON.stringify(copy);
 }
 
+// -- drawn views: each turns the game's records, one by one, into what is shown ----------
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attributes) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes || {})) node.setAttribute(key, value);
+  return node;
+}
+
+// The Old Maid ring: players round a circle, the cards each holds (where the exchanges
+// are reported: a verified game), who is out and in which place, the turn, the loser.
+class RingView {
+  constructor(box) {
+    this.box = box;
+    this.players = [];
+    this.cards = new Map();
+    this.places = new Map();
+    this.turn = null;
+    this.turnMoves = 0;
+    this.pairs = 0;
+    this.loser = null;
+  }
+  add(record) {
+    const message = record.msg || {};
+    if (record.event === "start") {
+      this.players = record.players.map((p) => String(p.name));
+      for (const name of this.players) this.cards.set(name, 0);
+    } else if (record.event === "dealt") {
+      this.cards.set(record.nick, (this.cards.get(record.nick) || 0) + 1);
+    } else if (record.event === "discarded") {
+      this.cards.set(record.nick, (this.cards.get(record.nick) || 0) - 2);
+      this.pairs += 1;
+    } else if (record.event === "out") {
+      this.places.set(record.nick, record.place);
+    } else if (record.event === "over" || record.event === "end") {
+      this.loser = record.loser || (record.losers || [])[0] || this.loser;
+    } else if (record.dir === "in" && message.cmd === "gave") {
+      this.cards.set(record.nick, (this.cards.get(record.nick) || 0) - 1);
+      this.cards.set(message.to, (this.cards.get(message.to) || 0) + 1);
+      if (this.turn !== message.to) this.turnMoves += 1;
+      this.turn = message.to;
+    } else {
+      return;
+    }
+    this.draw();
+  }
+  draw() {
+    const size = 420, middle = size / 2, radius = 150;
+    const picture = svg("svg", { viewBox: `0 0 ${size} ${size}`, class: "ring" });
+    picture.dataset.turn = this.turn || "";
+    picture.dataset.turnMoves = String(this.turnMoves);
+    picture.dataset.loser = this.loser || "";
+    picture.append(svg("circle", { cx: middle, cy: middle, r: radius, class: "track" }));
+    this.players.forEach((name, seat) => {
+      const angle = (2 * Math.PI * seat) / this.players.length - Math.PI / 2;
+      const x = middle + radius * Math.cos(angle), y = middle + radius * Math.sin(angle);
+      const place = this.places.get(name);
+      let state = place ? "out" : "in";
+      if (name === this.loser) state = "loser";
+      const group = svg("g", { class: `player ${state}${name === this.turn ? " turn" : ""}` });
+      group.dataset.nick = name;
+      group.append(svg("circle", { cx: x, cy: y, r: 34 }));
+      const label = svg("text", { x, y: y - 4, "text-anchor": "middle" });
+      label.textContent = name;
+      const detail = svg("text", { x, y: y + 14, "text-anchor": "middle", class: "detail" });
+      detail.textContent = name === this.loser ? "Old Maid" :
+        place ? `out #${place}` : `${this.cards.get(name) || 0} cards`;
+      group.append(label, detail);
+      picture.append(group);
+    });
+    const centre = svg("text", { x: middle, y: middle, "text-anchor": "middle", class: "detail" });
+    centre.textContent = this.loser ? `${this.loser} holds the Old Maid` : `${this.pairs} pairs down`;
+    picture.append(centre);
+    this.box.replaceChildren(picture);
+  }
+}
+
+// Reversi: the board from the first board the server sent, then each move and its flips.
+class ReversiView {
+  constructor(box) {
+    this.box = box;
+    this.board = null;  // 64 digits: 0 empty, 1 white, 2 black (the protocol's)
+    this.last = null;
+    this.toMove = "black";
+    this.players = {};
+  }
+  add(record) {
+    if (record.event === "start") {
+      for (const p of record.players) this.players[p.colour] = String(p.name);
+    } else if (!this.board && record.dir === "out" && /^B[012]{64}/.test(record.line || "")) {
+      this.board = record.line.slice(1, 65).split("").map(Number);
+    } else if (record.event === "move" && this.board) {
+      this.play(record.x, record.y, record.colour === "black" ? 2 : 1);
+      this.last = record.x * 8 + record.y;
+      this.toMove = record.colour === "black" ? "white" : "black";
+    } else {
+      return;
+    }
+    this.draw();
+  }
+  play(x, y, me) {
+    const other = 3 - me;
+    this.board[x * 8 + y] = me;
+    for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
+      if (!dx && !dy) continue;
+      const run = [];
+      let i = x + dx, j = y + dy;
+      while (i >= 0 && i < 8 && j >= 0 && j < 8 && this.board[i * 8 + j] === other) {
+        run.push(i * 8 + j); i += dx; j += dy;
+      }
+      if (run.length && i >= 0 && i < 8 && j >= 0 && j < 8 && this.board[i * 8 + j] === me) {
+        for (const square of run) this.board[square] = me;
+      }
+    }
+  }
+  draw() {
+    if (!this.board) return;
+    const table = document.createElement("table");
+    table.className = "board";
+    table.dataset.digits = this.board.join("");
+    for (let x = 0; x < 8; x++) {
+      const row = document.createElement("tr");
+      for (let y = 0; y < 8; y++) {
+        const cell = document.createElement("td");
+        const digit = this.board[x * 8 + y];
+        cell.className = digit === 2 ? "black" : digit === 1 ? "white" : "";
+        if (x * 8 + y === this.last) cell.classList.add("last");
+        row.append(cell);
+      }
+      table.append(row);
+    }
+    const count = (d) => this.board.filter((v) => v === d).length;
+    const said = text("p", `${this.players.black || "black"} (black) ${count(2)} - ${count(1)} ` +
+      `${this.players.white || "white"} (white); ${this.toMove} to move`, "detail");
+    this.box.replaceChildren(table, said);
+  }
+}
+
+const VIEWS = { oldmaid: RingView, reversi: ReversiView };
+
 function showGame(id) {
   document.getElementById("lobby").hidden = true;
   document.getElementById("game").hidden = false;
   document.getElementById("game-title").textContent = id;
   const list = document.getElementById("records");
   list.replaceChildren();
+  const View = VIEWS[id.split("-")[0]];
+  const view = View ? new View(document.getElementById("view")) : null;
+  document.getElementById("view").replaceChildren();
+  const add = (record) => {
+    list.append(text("li", line(record)));
+    if (view) view.add(record);
+  };
   listen(`/ws/games/${encodeURIComponent(id)}`, (message) => {
     if (message.type === "snapshot") {
       document.getElementById("game-summary").textContent =
         `${message.game.players.join(", ")}: ${message.game.state} ${result(message.game)}`;
-      for (const record of message.records) list.append(text("li", line(record)));
+      message.records.forEach(add);
     } else if (message.type === "record") {
-      list.append(text("li", line(message.record)));
+      if (window.arrivals.length < 10000) window.arrivals.push([message.record.t, Date.now()]);
+      add(message.record);
+      if (message.record.event === "end") {
+        document.getElementById("game-summary").textContent = `over: ${message.record.reason || ""}`;
+      }
     }
   });
 }

@@ -1,0 +1,225 @@
+"""The live page in a real browser: headless Chromium (the distribution's), driven by
+Selenium, watching a real ``ring serve --web`` while real peers and bots play.
+
+Skipped, with one line saying how to install it, where Chromium is missing (``.ci/run``
+installs it). A screenshot of each view is saved in the test's folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+if CHROMIUM is None or DRIVER is None:
+    pytest.skip(
+        "no Chromium: apt-get install chromium chromium-driver (as .ci/run does)",
+        allow_module_level=True,
+    )
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from services.reversi.rules import Position  # noqa: E402
+
+WAIT = 30.0
+RING = ["p1", "p2", "p3", "p4"]
+# Printable and without spaces: a FishNet team name. Shown as text, it is harmless.
+HOSTILE = "<img/src=x/onerror=window.pwned=1>"
+
+
+def ring(*words: str) -> list[str]:
+    return [sys.executable, "-m", "ring", *words]
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[dict[str, str]]:
+    """One ring serve with the page, Old Maid, Reversi and FishNet; their addresses."""
+    command = ring("serve", "--web=0", "--oldmaid=0", "--reversi=0", "--fishnet=0",
+                   "--host", "127.0.0.1", "--seed", "7", "--no-advertise")  # fmt: skip
+    # unbuffered: a line read leaves no other line hidden in a buffer that select cannot see
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    assert server.stdout is not None
+    addresses: dict[str, str] = {}
+    try:
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(server.stdout, selectors.EVENT_READ)
+            deadline = time.monotonic() + WAIT
+            while len(addresses) < 4 and waiting.select(deadline - time.monotonic()):
+                words = server.stdout.readline().decode().split()
+                if words[1:3] == ["listening", "on"]:
+                    addresses[words[0]] = words[3]
+        assert len(addresses) == 4, addresses
+        yield addresses
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM  # type: ignore[assignment]
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1000,900",
+                 "--disable-dev-shm-usage"):  # fmt: skip
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver.set_page_load_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def until(driver: webdriver.Chrome, condition, what: str):  # type: ignore[no-untyped-def]
+    return WebDriverWait(driver, WAIT).until(lambda d: condition(d), message=what)
+
+
+def click(selector: str):  # type: ignore[no-untyped-def]
+    """A wait's condition: find ``selector`` afresh and click it."""
+
+    def clicked(driver: webdriver.Chrome) -> bool:
+        try:
+            driver.find_element(By.CSS_SELECTOR, selector).click()
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+        return True
+
+    return clicked
+
+
+def ring_shown(driver: webdriver.Chrome) -> dict:  # type: ignore[type-arg]
+    """What the drawn ring shows, read at one instant (it is redrawn at each record)."""
+    return driver.execute_script(
+        "const s = document.querySelector('svg.ring');"
+        "if (!s) return {players: [], loser: '', turnMoves: '0'};"
+        "return {loser: s.dataset.loser, turnMoves: s.dataset.turnMoves, players:"
+        " [...s.querySelectorAll('g.player')].map(g => [g.dataset.nick, g.getAttribute('class')])};"
+    )
+
+
+def api(address: str, path: str) -> object:
+    from urllib.request import urlopen
+
+    with urlopen(f"http://{address}{path}", timeout=WAIT) as answer:
+        return json.load(answer)
+
+
+def start_all(commands: list[list[str]]) -> list[subprocess.Popen[bytes]]:
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    return [subprocess.Popen(command, **quiet) for command in commands]  # type: ignore[call-overload]
+
+
+def finish(processes: list[subprocess.Popen[bytes]]) -> list[int]:
+    codes = []
+    for process in processes:
+        try:
+            codes.append(process.wait(timeout=WAIT))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            codes.append(process.wait(timeout=10))
+    return codes
+
+
+def test_an_old_maid_ring_is_drawn_and_its_turn_and_loser_shown(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    browser.get(f"http://{served['web']}/")
+    until(browser, lambda d: d.find_element(By.ID, "status").text == "live", "the lobby is live")
+    peers = start_all([ring("peer", "--name", nick, "--server", served["oldmaid"], "--host",
+                            "127.0.0.1", "--port", "0", "--seed", str(n))
+                       for n, nick in enumerate(RING)])  # fmt: skip
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, 'tr[data-game="oldmaid-1"]'),
+          "the lobby lists the Old Maid game")  # fmt: skip
+    # The server's record times are this machine's monotonic clock; the page's, the wall
+    # clock: one offset between them, taken here, compares the two.
+    offset = time.time() - time.monotonic()
+    # A click on the row (the lobby redraws its rows as games change: the row is found
+    # again for each try)
+    until(browser, click('tr[data-game="oldmaid-1"]'), "the row opens the game")
+    until(browser, lambda d: ring_shown(d)["players"] and len(ring_shown(d)["players"]) == 4,
+          "the ring shows 4 players")  # fmt: skip
+    until(browser, lambda d: ring_shown(d)["loser"], "the loser is shown")
+    assert finish(peers) == [0, 0, 0, 0]
+    browser.save_screenshot(str(tmp_path / "oldmaid-ring.png"))
+    shown = ring_shown(browser)
+    game = api(served["web"], "/api/games/oldmaid-1")
+    assert isinstance(game, dict)
+    end = game["records"][-1]
+    assert end["event"] == "end"
+    assert shown["loser"] == end["losers"][0]
+    assert int(shown["turnMoves"]) >= 2  # the turn went round
+    assert sorted(nick for nick, _ in shown["players"]) == RING
+    assert [nick for nick, classes in shown["players"] if "loser" in classes] == end["losers"]
+    print(f"screenshot: {tmp_path / 'oldmaid-ring.png'}")
+    # How soon a record recorded by the server reached the page (a figure, not a test).
+    arrivals = browser.execute_script("return window.arrivals")
+    delays = sorted(arrived / 1000 - (t + offset) for t, arrived in arrivals)
+    if delays:
+        print(f"records live on the page: {len(delays)}, from the server's record to the "
+              f"page: median {statistics.median(delays) * 1000:.1f} ms, "
+              f"max {delays[-1] * 1000:.1f} ms")  # fmt: skip
+
+
+def test_a_reversi_board_matches_its_transcript(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    bots = start_all([ring("bot", "reversi", "--server", served["reversi"], "--name", name,
+                           "--level", level, "--seed", "1", "--games", "1")
+                      for name, level in (("ann", "random"), ("bob", "greedy"))])  # fmt: skip
+    assert finish(bots) == [0, 0]
+    browser.get(f"http://{served['web']}/#reversi-1")
+    board = until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table.board"),
+                  "the board is drawn")[0]  # fmt: skip
+    game = api(served["web"], "/api/games/reversi-1")
+    assert isinstance(game, dict)
+    position = Position.start()
+    for record in game["records"]:
+        if record.get("event") == "move":
+            position = position.play(record["x"] * 8 + record["y"])
+    until(browser, lambda d: d.find_element(By.CSS_SELECTOR, "table.board").get_attribute(
+          "data-digits") == position.digits(), "the board is the transcript's")  # fmt: skip
+    board = browser.find_element(By.CSS_SELECTOR, "table.board")
+    assert len(board.find_elements(By.CSS_SELECTOR, "td.black")) == position.count(2)
+    browser.save_screenshot(str(tmp_path / "reversi-board.png"))
+
+
+def test_a_hostile_name_is_shown_as_text(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    bot = start_all([ring("bot", "fishnet", "--server", served["fishnet"], "--name", HOSTILE,
+                          "--opponent", "spot", "--level", "spot", "--seed", "1")])  # fmt: skip
+    assert finish(bot) == [0]
+    browser.get(f"http://{served['web']}/")
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, 'tr[data-game^="fishnet-"]'),
+          "the lobby lists the FishNet game")  # fmt: skip
+    shown = browser.execute_script(
+        "return document.querySelector('tr[data-game^=\"fishnet-\"]').textContent"
+    )
+    assert HOSTILE in shown
+    assert browser.execute_script("return document.querySelectorAll('img').length") == 0
+    assert browser.execute_script("return window.pwned === undefined")
+    browser.save_screenshot(str(tmp_path / "lobby.png"))
+    assert os.path.getsize(tmp_path / "lobby.png") > 0
