@@ -165,7 +165,7 @@ def _add_discover(commands: argparse._SubParsersAction, services: Sequence[Servi
     discover.add_argument(
         "--kind",
         action="append",
-        choices=[service.name for service in services],
+        choices=[service.name for service in services if not service.companion],
         help="only this kind of service (repeatable; default: every declared kind)",
     )
 
@@ -201,7 +201,8 @@ def main(
 
         return run_peer(args)
     if args.command == "discover":
-        args.kind = args.kind or [service.name for service in services]
+        # the game services: a companion (the live page) is not advertised
+        args.kind = args.kind or [service.name for service in services if not service.companion]
         from ring.discovery import run as run_discover
 
         return run_discover(args)
