@@ -9,10 +9,14 @@ record hub all services of the process share, and listens where they do
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 import trio
 
 from ring.registry import ServeSettings, Service, ServiceError
+
+if TYPE_CHECKING:
+    from ring.spectators import Spectators
 
 DEFAULT_PORT = 8080
 # A browser has nothing to send: a message over this closes its socket (hypercorn's 1009).
@@ -30,35 +34,50 @@ def _add_options(group: argparse._ArgumentGroup) -> None:
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+    from ring.spectators import Spectators
+
+    spectators = Spectators(settings.hub, max_viewers=settings.options.max_viewers)
+    try:
+        async with trio.open_nursery() as nursery:
+            try:
+                address = await nursery.start(serve_page, spectators, settings.host, settings.port)
+            except OSError as exc:
+                raise ServiceError(
+                    f"cannot listen on {settings.host}:{settings.port}: {exc}"
+                ) from None
+            task_status.started(address)
+    finally:
+        spectators.unsubscribe()
+
+
+async def serve_page(
+    spectators: Spectators,
+    host: str,
+    port: int,
+    *,
+    task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the page of ``spectators`` on ``host:port`` until cancelled; ``started`` gives
+    the address bound (``port`` 0: any free one). Raises ``OSError`` if it cannot listen."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
-    from ring.spectators import Spectators
     from services.web.app import make_app
 
-    spectators = Spectators(settings.hub, max_viewers=settings.options.max_viewers)
     config = Config()
-    config.bind = [f"{settings.host}:{settings.port}"]
+    config.bind = [f"{host}:{port}"]
     config.websocket_max_message_size = MAX_MESSAGE
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 1.0
 
-    async def started(task_status: trio.TaskStatus[list[str]]) -> None:
+    async def serving(task_status: trio.TaskStatus[list[str]]) -> None:
         await serve(make_app(spectators), config, task_status=task_status)  # type: ignore[arg-type]
 
-    try:
-        async with trio.open_nursery() as nursery:
-            try:
-                binds = await nursery.start(started)
-            except OSError as exc:
-                raise ServiceError(
-                    f"cannot listen on {settings.host}:{settings.port}: {exc}"
-                ) from None
-            host, port = binds[0].removeprefix("http://").rsplit(":", 1)
-            task_status.started((host, int(port)))
-    finally:
-        spectators.unsubscribe()
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(serving)
+        bound_host, bound_port = binds[0].removeprefix("http://").rsplit(":", 1)
+        task_status.started((bound_host, int(bound_port)))
 
 
 SERVICE = Service(

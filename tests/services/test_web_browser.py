@@ -223,3 +223,57 @@ def test_a_hostile_name_is_shown_as_text(
     assert browser.execute_script("return window.pwned === undefined")
     browser.save_screenshot(str(tmp_path / "lobby.png"))
     assert os.path.getsize(tmp_path / "lobby.png") > 0
+
+
+def test_a_replay_steps_through_a_transcript(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """ring replay of a finished game's transcript: the board at its end, then, stepped back
+    to just after the tenth move, the board of the first ten moves."""
+    bots = start_all([ring("bot", "reversi", "--server", served["reversi"], "--name", name,
+                           "--level", level, "--seed", "2", "--games", "1")
+                      for name, level in (("cy", "positional"), ("di", "random"))])  # fmt: skip
+    assert finish(bots) == [0, 0]
+    game = api(served["web"], "/api/games")
+    assert isinstance(game, list)
+    number = max(g["number"] for g in game if g["service"] == "reversi")
+    played = api(served["web"], f"/api/games/reversi-{number}")
+    assert isinstance(played, dict)
+    transcript = tmp_path / "game.jsonl"
+    transcript.write_text("".join(json.dumps(record) + "\n" for record in played["records"]))
+    command = ring("replay", str(transcript), "--port", "0")
+    replay = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    try:
+        assert replay.stdout is not None
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(replay.stdout, selectors.EVENT_READ)
+            assert waiting.select(WAIT), "ring replay said nothing"
+            said = replay.stdout.readline().decode().split()
+        assert said[:2] == ["replay", "of"] and said[-1].endswith(f"/#reversi-{number}")
+        browser.get(said[-1])
+        records = played["records"]
+        moves = [i for i, record in enumerate(records) if record.get("event") == "move"]
+        position = Position.start()
+        for i in moves:
+            position = position.play(records[i]["x"] * 8 + records[i]["y"])
+        until(browser, lambda d: board_digits(d) == position.digits(), "the end's board")
+        tenth = Position.start()
+        for i in moves[:10]:
+            tenth = tenth.play(records[i]["x"] * 8 + records[i]["y"])
+        browser.execute_script(
+            "const step = document.getElementById('step');"
+            f"step.value = '{moves[9] + 1}'; step.dispatchEvent(new Event('input'));"
+        )
+        until(browser, lambda d: board_digits(d) == tenth.digits(), "the tenth move's board")
+        browser.find_element(By.ID, "step-live").click()
+        until(browser, lambda d: board_digits(d) == position.digits(), "the end again")
+        browser.save_screenshot(str(tmp_path / "replay.png"))
+    finally:
+        replay.send_signal(signal.SIGINT)
+        assert replay.wait(timeout=WAIT) == 130
+
+
+def board_digits(driver: webdriver.Chrome) -> str | None:
+    return driver.execute_script(  # type: ignore[no-any-return]
+        "const b = document.querySelector('table.board'); return b && b.dataset.digits"
+    )

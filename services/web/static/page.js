@@ -207,19 +207,53 @@ class ReversiView {
 
 const VIEWS = { oldmaid: RingView, reversi: ReversiView };
 
+// One game: its records kept, the view drawn from the first `shown` of them. At the end
+// the view follows the game live; moved back (the step control), it stays where it is.
 function showGame(id) {
   document.getElementById("lobby").hidden = true;
   document.getElementById("game").hidden = false;
   document.getElementById("game-title").textContent = id;
   const list = document.getElementById("records");
-  list.replaceChildren();
+  const step = document.getElementById("step");
+  const where = document.getElementById("step-at");
+  const records = [];
+  let shown = 0;
   const View = VIEWS[id.split("-")[0]];
-  const view = View ? new View(document.getElementById("view")) : null;
-  document.getElementById("view").replaceChildren();
+  const box = document.getElementById("view");
+  let view = null;
+  const redraw = (upTo) => {
+    box.replaceChildren();
+    list.replaceChildren();
+    view = View ? new View(box) : null;
+    for (const record of records.slice(0, upTo)) {
+      list.append(text("li", line(record)));
+      if (view) view.add(record);
+    }
+    shown = upTo;
+    step.max = String(records.length);
+    step.value = String(upTo);
+    where.textContent = `${upTo} of ${records.length} records`;
+  };
   const add = (record) => {
+    const following = shown === records.length;
+    records.push(record);
+    if (!following) {
+      step.max = String(records.length);
+      where.textContent = `${shown} of ${records.length} records`;
+      return;
+    }
     list.append(text("li", line(record)));
     if (view) view.add(record);
+    shown = records.length;
+    step.max = String(records.length);
+    step.value = String(shown);
+    where.textContent = `${shown} of ${records.length} records`;
   };
+  step.oninput = () => redraw(Number(step.value));
+  document.getElementById("step-back").onclick = () => redraw(Math.max(0, shown - 1));
+  document.getElementById("step-on").onclick = () => redraw(Math.min(records.length, shown + 1));
+  document.getElementById("step-live").onclick = () => redraw(records.length);
+  redraw(0);
   listen(`/ws/games/${encodeURIComponent(id)}`, (message) => {
     if (message.type === "snapshot") {
       document.getElementById("game-summary").textContent =

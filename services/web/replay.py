@@ -1,0 +1,101 @@
+"""``ring replay FILE``: the live page's views of a finished game, from its transcript.
+
+The transcript of any game (``ring serve --transcripts``, a tournament's
+``games/<key>/transcript.jsonl``, ``ring table --transcript``) is read with
+``ring.record.read_games``, its records published to a hub of its own, and
+the same page served from it: each game of the file is in the lobby, its view
+has the step control (one record back or on, a slider, the end), and the API
+is the same. It prints the page's address and serves until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import msgspec
+import trio
+
+from ring import cliargs
+from ring.console import say
+from ring.record import GameKey, RecordError, RecordHub, read_games
+from ring.registry import Command
+from ring.shutdown import raise_on_stop_signals, stop_code
+from ring.spectators import Spectators, game_id
+
+
+def load(path: Path, hub: RecordHub) -> list[str]:
+    """Publish every game of ``path`` to ``hub``; the games' ids, in order."""
+    ids = []
+    for game in read_games(path):
+        key = GameKey(game.start.service, game.start.game)
+        hub.publish(key, msgspec.to_builtins(game.start))
+        for record in game.records:
+            hub.publish(key, record)
+        if game.end is not None:
+            hub.publish(key, msgspec.to_builtins(game.end))
+        ids.append(game_id(key))
+    return ids
+
+
+async def serve_replay(
+    path: Path,
+    host: str,
+    port: int,
+    *,
+    task_status: trio.TaskStatus[tuple[tuple[str, int], list[str]]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the page of ``path``'s games; ``started`` gives the address and the ids."""
+    from services.web.service import serve_page
+
+    hub = RecordHub()
+    spectators = Spectators(hub)
+    ids = load(path, hub)
+
+    async with trio.open_nursery() as nursery:
+        address = await nursery.start(serve_page, spectators, host, port)
+        task_status.started((address, ids))
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="a game's transcript (JSON lines)")
+    parser.add_argument("--host", default="127.0.0.1", help="listen here (default 127.0.0.1)")
+    parser.add_argument("--port", type=cliargs.port, default=8080, help="(default 8080; 0: any)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        games = read_games(args.file)
+    except (OSError, RecordError) as exc:
+        print(f"ring replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    if not games:
+        print(f"ring replay: {args.file} holds no game (no start record)", file=sys.stderr)
+        return 2
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(raise_on_stop_signals)
+            (host, port), ids = await nursery.start(serve_replay, args.file, args.host, args.port)
+            say(f"replay of {args.file}: http://{host}:{port}/#{ids[0]}")
+
+    try:
+        trio.run(main)
+    except BaseException as exc:
+        code = stop_code(exc)
+        if code is not None:
+            return code
+        if isinstance(exc, OSError):
+            print(f"ring replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+            return 2
+        raise
+    return 0
+
+
+COMMAND = Command(
+    name="replay",
+    help="serve the live page's views of a game's transcript, with a step control",
+    add_arguments=_add_arguments,
+    run=_run,
+)
