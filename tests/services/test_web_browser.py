@@ -52,8 +52,8 @@ def ring(*words: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[dict[str, str]]:
-    """One ring serve with the page, Old Maid, Reversi and FishNet; their addresses."""
-    command = ring("serve", "--web=0", "--oldmaid=0", "--reversi=0", "--fishnet=0",
+    """One ring serve with the page and the four games; their addresses."""
+    command = ring("serve", "--web=0", "--oldmaid=0", "--reversi=0", "--fishnet=0", "--notipping=0",
                    "--host", "127.0.0.1", "--seed", "7", "--no-advertise")  # fmt: skip
     # unbuffered: a line read leaves no other line hidden in a buffer that select cannot see
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
@@ -63,11 +63,11 @@ def served() -> Iterator[dict[str, str]]:
         with selectors.DefaultSelector() as waiting:
             waiting.register(server.stdout, selectors.EVENT_READ)
             deadline = time.monotonic() + WAIT
-            while len(addresses) < 4 and waiting.select(deadline - time.monotonic()):
+            while len(addresses) < 5 and waiting.select(deadline - time.monotonic()):
                 words = server.stdout.readline().decode().split()
                 if words[1:3] == ["listening", "on"]:
                     addresses[words[0]] = words[3]
-        assert len(addresses) == 4, addresses
+        assert len(addresses) == 5, addresses
         yield addresses
     finally:
         server.send_signal(signal.SIGINT)
@@ -277,3 +277,34 @@ def board_digits(driver: webdriver.Chrome) -> str | None:
     return driver.execute_script(  # type: ignore[no-any-return]
         "const b = document.querySelector('table.board'); return b && b.dataset.digits"
     )
+
+
+def test_a_no_tipping_lever_holds_the_transcripts_blocks(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """The drawn lever's blocks are those our rules make of the transcript's moves."""
+    from services.notipping.rules import Add, Game, Remove
+
+    players = enumerate((("ed", "greedy"), ("flo", "random")))
+    bots = start_all([ring("bot", "notipping", "--server", served["notipping"], "--name", name,
+                           "--seat", str(seat), "--level", level, "--seed", "3")
+                      for seat, (name, level) in players])  # fmt: skip
+    assert finish(bots) == [0, 0]
+    played = api(served["web"], "/api/games/notipping-1")
+    assert isinstance(played, dict)
+    start = played["records"][0]
+    game = Game.start(start["options"]["max_weight"])
+    for record in played["records"]:
+        if record.get("event") == "move":
+            move = record["move"]
+            game = game.play(
+                Add(record["weight"], record["position"])
+                if move == "ADD"
+                else Remove(record["position"])
+            )
+    expected = " ".join(str(game.weight_at(position)) for position in range(-10, 11))
+    browser.get(f"http://{served['web']}/#notipping-1")
+    until(browser, lambda d: d.execute_script(
+          "const s = document.querySelector('svg.lever'); return s && s.dataset.weights"
+          ) == expected, "the lever is the transcript's")  # fmt: skip
+    browser.save_screenshot(str(tmp_path / "notipping-lever.png"))

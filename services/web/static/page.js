@@ -205,7 +205,116 @@ class ReversiView {
   }
 }
 
-const VIEWS = { oldmaid: RingView, reversi: ReversiView };
+// No Tipping: the lever from -10 to 10 on its supports at -3 and -1, every block with its
+// weight and owner, both torques (a side tips once its torque passes zero), weights left.
+class LeverView {
+  constructor(box) {
+    this.box = box;
+    this.weights = null;  // 21 positions, -10..10: the weight there, 0 for none
+    this.owners = new Array(21).fill(null);
+    this.left = [[], []];
+    this.torques = null;
+    this.players = ["player 0", "player 1"];
+    this.tipped = false;
+  }
+  add(record) {
+    const line = record.dir === "out" ? String(record.line || "") : "";
+    if (record.event === "start") {
+      for (const p of record.players) this.players[p.seat] = String(p.name);
+    } else if (line.startsWith("ROUND:")) {
+      // ROUND:<n>:ADD:<weights left, 0>:<weights left, 1>:<board>; or ROUND:<n>:REMOVE:<board>;
+      const parts = line.replace(/;$/, "").split(":");
+      const numbers = (w) => (w.trim() ? w.trim().split(/\s+/).map(Number) : []);
+      if (parts[2] === "ADD") {
+        this.left = [numbers(parts[3]), numbers(parts[4])];
+        this.weights = numbers(parts[5]);
+      } else {
+        this.left = [[], []];
+        this.weights = numbers(parts[3]);
+      }
+    } else if (record.event === "move" && this.weights) {
+      const i = record.position + 10;
+      if (record.move === "ADD") {
+        this.weights[i] = record.weight;
+        this.owners[i] = record.player;
+        this.left[record.player] = this.left[record.player].filter((w) => w !== record.weight);
+      } else {
+        this.weights[i] = 0;
+        this.owners[i] = null;
+      }
+      this.torques = [record.left, record.right];
+      this.tipped = Boolean(record.tipped);
+    } else {
+      return;
+    }
+    this.draw();
+  }
+  draw() {
+    if (!this.weights) return;
+    const unit = 24, width = 21 * unit + 40, beam = 150;
+    const picture = svg("svg", { viewBox: `0 0 ${width} 230`, class: "lever" });
+    picture.dataset.weights = this.weights.join(" ");
+    picture.append(svg("rect", { x: 20, y: beam, width: 21 * unit, height: 8, class: "beam" }));
+    for (const support of [-3, -1]) {
+      const x = 20 + (support + 10.5) * unit;
+      picture.append(svg("polygon", { points: `${x},${beam + 8} ${x - 10},${beam + 30} ${x + 10},${beam + 30}`, class: "support" }));
+    }
+    this.weights.forEach((weight, i) => {
+      const x = 20 + i * unit;
+      const mark = svg("text", { x: x + unit / 2, y: beam + 48, "text-anchor": "middle", class: "detail" });
+      mark.textContent = String(i - 10);
+      picture.append(mark);
+      if (!weight) return;
+      const owner = this.owners[i];
+      const height = 10 + weight * 6;
+      const block = svg("rect", { x: x + 2, y: beam - height, width: unit - 4, height,
+                                  class: `block owner-${owner === null ? "none" : owner}` });
+      block.dataset.position = String(i - 10);
+      const label = svg("text", { x: x + unit / 2, y: beam - height - 4, "text-anchor": "middle" });
+      label.textContent = String(weight);
+      picture.append(block, label);
+    });
+    const said = this.torques ?
+      `torques: left ${this.torques[0]}, right ${this.torques[1]}${this.tipped ? " (tipped)" : ""}` : "";
+    const legend = text("p",
+      `${this.players[0]} holds ${this.left[0].join(" ") || "nothing"}; ` +
+      `${this.players[1]} holds ${this.left[1].join(" ") || "nothing"}. ${said}`, "detail");
+    this.box.replaceChildren(picture, legend);
+  }
+}
+
+// FishNet: each player's last line each way, and the books at the end.
+class FishView {
+  constructor(box) {
+    this.box = box;
+    this.lines = new Map();
+    this.books = null;
+  }
+  add(record) {
+    if (record.dir && record.name) {
+      const seen = this.lines.get(record.name) || {};
+      seen[record.dir] = record.line;
+      this.lines.set(record.name, seen);
+    } else if (record.event === "end") {
+      this.books = (record.details || {}).books || null;
+    } else {
+      return;
+    }
+    const table = document.createElement("table");
+    table.className = "fish";
+    for (const [name, seen] of this.lines) {
+      const row = document.createElement("tr");
+      row.append(text("td", name), text("td", `asked: ${seen.in || ""}`),
+                 text("td", `told: ${seen.out || ""}`));
+      table.append(row);
+    }
+    const parts = [table];
+    if (this.books) parts.push(text("p", `books: ${this.books.join(" - ")}`, "detail"));
+    this.box.replaceChildren(...parts);
+  }
+}
+
+const VIEWS = { oldmaid: RingView, reversi: ReversiView, notipping: LeverView, fishnet: FishView };
 
 // One game: its records kept, the view drawn from the first `shown` of them. At the end
 // the view follows the game live; moved back (the step control), it stays where it is.
