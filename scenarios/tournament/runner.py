@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import sys
@@ -122,6 +123,8 @@ def run(
                 write_game(games_dir, f"{job.number:05d}", outcome)
                 done[job.number] = outcome.result
                 progress.game(outcome.result, outcome.worker)
+                # the tables as they stand: a live page (ring serve --web --tournament) reads them
+                write_standings(tournament, list(done.values()), scheduled=len(schedule))
             else:
                 unplayed += 1
                 progress.note(f"game {job.number} could not be played: {_said(outcome)}")
@@ -138,7 +141,7 @@ def run(
         pool.sweep(prefix)
         pool.close()
     progress.close()
-    table = write_standings(tournament, list(done.values()))
+    table = write_standings(tournament, list(done.values()), scheduled=len(schedule))
     out.write(table)
     if unplayed:
         print(
@@ -210,8 +213,11 @@ def write_game(folder: Path, key: str, outcome: GameOutcome) -> None:
     results.save(folder, key, outcome.result)
 
 
-def write_standings(tournament: Tournament, finished: list[results.GameResult]) -> str:
-    """``standings.md``, ``.csv`` and ``.json`` in the folder; the Markdown."""
+def write_standings(
+    tournament: Tournament, finished: list[results.GameResult], *, scheduled: int
+) -> str:
+    """``standings.md``, ``.csv`` and ``.json`` in the folder (each replaced whole); the
+    Markdown. The JSON also says the game and how many games there are in all."""
     out = tournament.out
     ordered = sorted(finished, key=lambda result: result.number)
     if tournament.rings:
@@ -224,8 +230,17 @@ def write_standings(tournament: Tournament, finished: list[results.GameResult]) 
         markdown = results.markdown(table)
         rows = results.csv_rows(table)
         as_json = results.as_json(table)
-    (out / "standings.md").write_text(markdown)
-    with open(out / "standings.csv", "w", newline="") as file:
-        csv.writer(file).writerows(rows)
-    (out / "standings.json").write_text(json.dumps(as_json, indent=2) + "\n")
+    described = {"game": tournament.game, "scheduled": scheduled, **as_json}
+    _replace(out / "standings.md", markdown)
+    text = io.StringIO()
+    csv.writer(text).writerows(rows)
+    _replace(out / "standings.csv", text.getvalue())
+    _replace(out / "standings.json", json.dumps(described, indent=2) + "\n")
     return markdown
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a reader never sees half of it."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)

@@ -10,6 +10,10 @@ socket whose message is over ``MAX_MESSAGE``, that socket alone).
 - ``GET /api/games/{id}``: one game's summary and its records so far.
 - ``WS /ws/lobby``: the summaries, then each change.
 - ``WS /ws/games/{id}``: the game's records so far, then each new one.
+- With a tournament's folder (``ring serve --web --tournament DIR``, ``ring
+  replay DIR``): ``GET /standings`` (the page), ``GET /api/standings`` (its
+  ``standings.json``, which the runner rewrites after every game) and ``WS
+  /ws/standings`` (it, then again each time it changes).
 """
 
 from __future__ import annotations
@@ -34,7 +38,11 @@ TRY_AGAIN_LATER = 1013
 NO_SUCH_GAME = 1008
 
 
-def make_app(spectators: Spectators) -> Starlette:
+# How often a standings feed looks at the tournament's standings.json.
+STANDINGS_CHECK = 0.5
+
+
+def make_app(spectators: Spectators, tournament: Path | None = None) -> Starlette:
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
@@ -53,7 +61,31 @@ def make_app(spectators: Spectators) -> Starlette:
     async def game_feed(socket: WebSocket) -> None:
         await _feed(socket, spectators, socket.path_params["game"])
 
+    async def standings_page(request: Request) -> Response:
+        return FileResponse(STATIC / "standings.html")
+
+    async def standings(request: Request) -> Response:
+        found = _standings(tournament)
+        if found is None:
+            return JSONResponse({"error": "no standings yet"}, status_code=404)
+        return Response(found, media_type="application/json")
+
+    async def standings_feed(socket: WebSocket) -> None:
+        await socket.accept()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_until_gone, socket, nursery.cancel_scope)
+            last = None
+            while True:
+                found = _standings(tournament)
+                if found is not None and found != last:
+                    await socket.send_text(found.decode())
+                    last = found
+                await trio.sleep(STANDINGS_CHECK)
+
     routes = [
+        Route("/standings", standings_page),
+        Route("/api/standings", standings),
+        WebSocketRoute("/ws/standings", standings_feed),
         Route("/", page),
         Route("/api/games", games),
         Route("/api/games/{game}", one_game),
@@ -62,6 +94,16 @@ def make_app(spectators: Spectators) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)
+
+
+def _standings(tournament: Path | None) -> bytes | None:
+    """The tournament's standings.json as it stands (written whole by the runner), or None."""
+    if tournament is None:
+        return None
+    try:
+        return (tournament / "standings.json").read_bytes()
+    except OSError:
+        return None
 
 
 async def _feed(socket: WebSocket, spectators: Spectators, watching: str | None) -> None:

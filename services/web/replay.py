@@ -1,4 +1,5 @@
-"""``ring replay FILE``: the live page's views of a finished game, from its transcript.
+"""``ring replay FILE`` or ``ring replay DIR``: the live page's views of a finished game,
+from its transcript; or a ``ring tournament`` folder's standings (live while it runs).
 
 The transcript of any game (``ring serve --transcripts``, a tournament's
 ``games/<key>/transcript.jsonl``, ``ring table --transcript``) is read with
@@ -25,11 +26,12 @@ from ring.shutdown import raise_on_stop_signals, stop_code
 from ring.spectators import Spectators, game_id
 
 
-def load(path: Path, hub: RecordHub) -> list[str]:
-    """Publish every game of ``path`` to ``hub``; the games' ids, in order."""
+def load(path: Path, hub: RecordHub, number: int | None = None) -> list[str]:
+    """Publish every game of ``path`` to ``hub``; the games' ids, in order. ``number``: the
+    game's number to show (a tournament's, whose every game is its own server's first)."""
     ids = []
     for game in read_games(path):
-        key = GameKey(game.start.service, game.start.game)
+        key = GameKey(game.start.service, number or game.start.game)
         hub.publish(key, msgspec.to_builtins(game.start))
         for record in game.records:
             hub.publish(key, record)
@@ -59,12 +61,15 @@ async def serve_replay(
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, metavar="FILE", help="a game's transcript (JSON lines)")
+    what = "a game's transcript (JSON lines), or a ring tournament folder"
+    parser.add_argument("file", type=Path, metavar="FILE", help=what)
     parser.add_argument("--host", default="127.0.0.1", help="listen here (default 127.0.0.1)")
     parser.add_argument("--port", type=cliargs.port, default=8080, help="(default 8080; 0: any)")
 
 
 def _run(args: argparse.Namespace) -> int:
+    if (args.file / "tournament.json").is_file():
+        return _run_standings(args)
     try:
         games = read_games(args.file)
     except (OSError, RecordError) as exc:
@@ -79,6 +84,38 @@ def _run(args: argparse.Namespace) -> int:
             nursery.start_soon(raise_on_stop_signals)
             (host, port), ids = await nursery.start(serve_replay, args.file, args.host, args.port)
             say(f"replay of {args.file}: http://{host}:{port}/#{ids[0]}")
+
+    try:
+        trio.run(main)
+    except BaseException as exc:
+        code = stop_code(exc)
+        if code is not None:
+            return code
+        if isinstance(exc, OSError):
+            print(f"ring replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+            return 2
+        raise
+    return 0
+
+
+def _run_standings(args: argparse.Namespace) -> int:
+    """A tournament's folder: its standings page, and each game's transcript in the lobby."""
+    from services.web.service import serve_page
+
+    async def main() -> None:
+        hub = RecordHub()
+        spectators = Spectators(hub)
+        for transcript in sorted(args.file.glob("games/*/transcript.jsonl")):
+            try:
+                load(transcript, hub, int(transcript.parent.name))
+            except (RecordError, ValueError):
+                continue  # a game cut off mid-write: its result is not counted either
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(raise_on_stop_signals)
+            host, port = await nursery.start(
+                serve_page, spectators, args.host, args.port, args.file
+            )
+            say(f"standings of {args.file}: http://{host}:{port}/standings")
 
     try:
         trio.run(main)

@@ -9,6 +9,7 @@ record hub all services of the process share, and listens where they do
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
@@ -31,6 +32,12 @@ def _add_options(group: argparse._ArgumentGroup) -> None:
         metavar="N",
         help="browsers watching at once (default 200); more are told to try again later",
     )
+    group.add_argument(
+        "--tournament",
+        type=Path,
+        metavar="DIR",
+        help="also show this ring tournament's standings at /standings, live as it runs",
+    )
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
@@ -40,7 +47,13 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
     try:
         async with trio.open_nursery() as nursery:
             try:
-                address = await nursery.start(serve_page, spectators, settings.host, settings.port)
+                address = await nursery.start(
+                    serve_page,
+                    spectators,
+                    settings.host,
+                    settings.port,
+                    settings.options.tournament,
+                )
             except OSError as exc:
                 raise ServiceError(
                     f"cannot listen on {settings.host}:{settings.port}: {exc}"
@@ -54,6 +67,7 @@ async def serve_page(
     spectators: Spectators,
     host: str,
     port: int,
+    tournament: Path | None = None,
     *,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -72,7 +86,8 @@ async def serve_page(
     config.graceful_timeout = 1.0
 
     async def serving(task_status: trio.TaskStatus[list[str]]) -> None:
-        await serve(make_app(spectators), config, task_status=task_status)  # type: ignore[arg-type]
+        app = make_app(spectators, tournament)
+        await serve(app, config, task_status=task_status)  # type: ignore[arg-type]
 
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(serving)

@@ -308,3 +308,50 @@ def test_a_no_tipping_lever_holds_the_transcripts_blocks(
           "const s = document.querySelector('svg.lever'); return s && s.dataset.weights"
           ) == expected, "the lever is the transcript's")  # fmt: skip
     browser.save_screenshot(str(tmp_path / "notipping-lever.png"))
+
+
+def test_a_tournaments_standings_page_shows_its_ranking(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """ring replay DIR of a ring tournament folder: the ranking, its chart of intervals,
+    the crosstable, as standings.json has them."""
+    out = tmp_path / "contest"
+    command = ring("tournament", "reversi", "--builtin", "random", "--builtin", "greedy")
+    command += ["--builtin", "deep", "--depth", "1", "--games", "2", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    table = json.loads((out / "standings.json").read_text())
+    assert table["games"] == table["scheduled"] == 6
+    replay = subprocess.Popen(
+        ring("replay", str(out), "--port", "0"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+    )
+    try:
+        assert replay.stdout is not None
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(replay.stdout, selectors.EVENT_READ)
+            assert waiting.select(WAIT), "ring replay said nothing"
+            said = replay.stdout.readline().decode().split()
+        assert said[:2] == ["standings", "of"] and said[-1].endswith("/standings")
+        browser.get(said[-1])
+        until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ranking tr")) == 3,
+              "the ranking lists the three entrants")  # fmt: skip
+        shown = browser.execute_script(
+            "return [...document.querySelectorAll('#ranking tr')]"
+            ".map(r => r.children[1].textContent)"
+        )
+        assert shown == [entry["entrant"] for entry in table["ranking"]]
+        assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart line.interval")) == 3
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#cross tr")) == 4
+        title = browser.find_element(By.ID, "title").text
+        assert title == "reversi: 6 of 6 games"
+        browser.save_screenshot(str(tmp_path / "standings.png"))
+        # the folder's games are in the lobby, each under its own number
+        browser.get(said[-1].removesuffix("standings"))
+        until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.game")) == 6,
+              "the lobby lists the six games")  # fmt: skip
+    finally:
+        replay.send_signal(signal.SIGINT)
+        assert replay.wait(timeout=WAIT) == 130
