@@ -41,6 +41,7 @@ SEED = 15
 GOAL_P99 = 0.050
 ALL = "all four at once"
 THINK = 0.5  # a class's bots and people think; mean seconds before each answer
+VIEWERS = 50  # browsers on the live page (ring serve --web), in the phases that say so
 START_TIMEOUT = 30.0
 PHASE_TIMEOUT = 240.0
 
@@ -72,11 +73,11 @@ def _address(child: ChildProcess, prefix: str) -> str:
 def start_server(workdir: Path, seed: int) -> tuple[ChildProcess, dict[str, str]]:
     argv = [
         "serve", *(arg for name in LOADS for arg in (f"--{name}", "0")), "--seed", str(seed),
-        "--max-connections", "4096", "--players", "4",
+        "--max-connections", "4096", "--players", "4", "--web", "0",
     ]  # fmt: skip
     server = ChildProcess("server", argv, workdir, prefix=ring_command())
     addresses = {}
-    for _ in LOADS:
+    for _ in [*LOADS, "web"]:
         name, _, address = _address(server, "").partition(" listening on ")
         addresses[name] = address
     return server, addresses
@@ -88,6 +89,7 @@ class Plan:
     loads: dict[str, int]  # load: games at once
     think: float = 0.0
     hostile: bool = False
+    viewers: int = 0  # browsers watching the live page meanwhile
 
 
 def run_phase(
@@ -106,6 +108,10 @@ def run_phase(
         targets = ",".join(f"{load}={addresses[load]}" for load in LOADS)
         argv = [*module, "hostile", targets, "--games", "0", "--duration", str(duration)]
         children.append(ChildProcess(f"{plan.name}-hostile", argv, workdir))
+    if plan.viewers:
+        argv = [*module, "viewers", addresses["web"], "--games", str(plan.viewers),
+                "--duration", str(duration)]  # fmt: skip
+        children.append(ChildProcess(f"{plan.name}-viewers", argv, workdir))
     for load, games in plan.loads.items():
         argv = [
             *module, load, addresses[load], "--games", str(games), "--duration", str(duration),
@@ -134,6 +140,12 @@ def format_phase(phase: Phase, rtt: float) -> list[str]:
     cpu = "" if phase.server_cpu is None else f", server CPU {phase.server_cpu / phase.wall:.0%}"
     lines = [f"{phase.name} ({phase.wall:.1f} s{cpu}):"]
     for f in phase.figures:
+        if f.load == "viewers":
+            lines.append(
+                f"  viewers   {f.slots} on the live page: {f.samples} messages read, "
+                f"{f.failed} dropped by the server"
+            )
+            continue
         if f.load == "hostile":
             lines.append(
                 f"  hostile   from 127.0.0.2: {f.games} connections held, flooding or "
@@ -177,6 +189,12 @@ def bench(duration: float, seed: int, only: str | None = None) -> int:
             Plan(f"{ALL}, with hostile clients", dict(LOADS), hostile=True),
             Plan(f"{ALL} at a class's pace (mean think {THINK:g} s)", dict(LOADS), THINK),
             Plan(f"{ALL} at a class's pace, with hostile clients", dict(LOADS), THINK, True),
+            Plan(
+                f"{ALL} at a class's pace, {VIEWERS} viewers watching",
+                dict(LOADS),
+                THINK,
+                viewers=VIEWERS,
+            ),
         ]
         if only is not None:
             plans = [p for p in plans if p.name.startswith(("echo", only))]
@@ -185,7 +203,7 @@ def bench(duration: float, seed: int, only: str | None = None) -> int:
             phase = run_phase(plan, addresses, server, workdir, duration, seed)
             for line in format_phase(phase, rtt.median):
                 print(line, flush=True)
-            games = [f for f in phase.figures if f.load != "hostile"]
+            games = [f for f in phase.figures if f.load not in ("hostile", "viewers")]
             if any(f.failed or not f.games for f in games):
                 status = 1
             if plan.name.startswith(ALL):

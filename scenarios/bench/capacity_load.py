@@ -50,6 +50,7 @@ from ring.serve import calm_garbage_collector
 from scenarios.bench.hostile_load import hostile
 from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply
 from scenarios.bench.pingpong import MESSAGE, read_line
+from scenarios.bench.viewer_load import viewers
 from services.fishnet import conversation as fishnet
 from services.fishnet.client import BotAgent as FishNetBot
 from services.fishnet.players import COMPUTER_PLAYERS
@@ -63,7 +64,7 @@ from services.reversi.bots import make_player as reversi_player
 from services.reversi.client import BotAgent as ReversiBot
 from services.reversi.rules import Position
 
-LOADS = ("fishnet", "reversi", "notipping", "oldmaid", "echo", "hostile")
+LOADS = ("fishnet", "reversi", "notipping", "oldmaid", "echo", "hostile", "viewers")
 CLIENT_TIMEOUT = 60.0  # any one wait of a client on the server
 FINISH_TIMEOUT = 120.0  # after the duration, for the games under way to end
 RAMP = 3.0  # seconds over which the slots start
@@ -323,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.load == "hostile":
         targets = dict(_named_address(item) for item in args.address.split(","))
         figures = trio.run(hostile, targets, args.duration)
+    elif args.load == "viewers":
+        figures = trio.run(viewers, cliargs.address(args.address), args.games, args.duration)
     else:
         figures = trio.run(
             run_load,
