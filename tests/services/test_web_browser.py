@@ -355,3 +355,29 @@ def test_a_tournaments_standings_page_shows_its_ranking(
     finally:
         replay.send_signal(signal.SIGINT)
         assert replay.wait(timeout=WAIT) == 130
+
+
+def test_a_fishnet_game_shows_each_players_books(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """The books the page counted as the game went (each "oppmakes" told to the other) are
+    the books the server counted at the end."""
+    bot = start_all([ring("bot", "fishnet", "--server", served["fishnet"], "--name", "gil",
+                          "--opponent", "bob", "--level", "alice", "--seed", "4")])  # fmt: skip
+    assert finish(bot) == [0]
+    games = api(served["web"], "/api/games")
+    assert isinstance(games, list)
+    [game] = [g for g in games if g["service"] == "fishnet" and "gil" in g["players"]]
+    played = api(served["web"], f"/api/games/{game['id']}")
+    assert isinstance(played, dict)
+    books = played["records"][-1]["details"]["books"]
+    counted = [0, 0]
+    for record in played["records"]:
+        if record.get("dir") == "out" and str(record.get("line", "")).startswith("oppmakes"):
+            counted[1 - record["seat"]] += 1
+    assert counted == books  # what the page counts live is what the server counts
+    browser.get(f"http://{served['web']}/#{game['id']}")
+    until(browser, lambda d: d.execute_script(
+          "const t = document.querySelector('table.fish'); return t && t.dataset.books"
+          ) == " ".join(map(str, books)), "the books are shown")  # fmt: skip
+    browser.save_screenshot(str(tmp_path / "fishnet.png"))

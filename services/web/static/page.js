@@ -283,34 +283,52 @@ class LeverView {
   }
 }
 
-// FishNet: each player's last line each way, and the books at the end.
+// FishNet: each player's books (a book made is told to the other: "oppmakes"), its last
+// request and the answer it got, and at the end the books the server counted.
 class FishView {
   constructor(box) {
     this.box = box;
-    this.lines = new Map();
-    this.books = null;
+    this.players = [];
+    this.books = [0, 0];
+    this.asked = ["", ""];
+    this.answer = ["", ""];
+    this.final = null;
   }
   add(record) {
-    if (record.dir && record.name) {
-      const seen = this.lines.get(record.name) || {};
-      seen[record.dir] = record.line;
-      this.lines.set(record.name, seen);
+    const words = String(record.line || "").split(/\s+/);
+    const seat = record.seat;
+    if (record.event === "start") {
+      this.players = record.players.map((p) => String(p.name));
     } else if (record.event === "end") {
-      this.books = (record.details || {}).books || null;
+      this.final = (record.details || {}).books || null;
+    } else if (seat !== 0 && seat !== 1) {
+      return;
+    } else if (record.dir === "in" && words[0] === "request") {
+      this.asked[seat] = `asked for ${words[1]}`;
+      this.answer[seat] = "";
+    } else if (record.dir === "out" && words[0] === "oppmakes") {
+      this.books[1 - seat] += 1;
+    } else if (record.dir === "out" && words[0] === "oppgives") {
+      this.answer[seat] = `got ${words[1]} of ${words[2]}`;
+    } else if (record.dir === "out" && words[0] === "fish") {
+      this.answer[seat] = "went fishing";
     } else {
       return;
     }
+    this.draw();
+  }
+  draw() {
     const table = document.createElement("table");
     table.className = "fish";
-    for (const [name, seen] of this.lines) {
+    table.dataset.books = (this.final || this.books).join(" ");
+    this.players.forEach((name, seat) => {
       const row = document.createElement("tr");
-      row.append(text("td", name), text("td", `asked: ${seen.in || ""}`),
-                 text("td", `told: ${seen.out || ""}`));
+      const books = this.final ? this.final[seat] : this.books[seat];
+      row.append(text("td", name), text("td", `${books} books`), text("td", this.asked[seat]),
+                 text("td", this.answer[seat]));
       table.append(row);
-    }
-    const parts = [table];
-    if (this.books) parts.push(text("p", `books: ${this.books.join(" - ")}`, "detail"));
-    this.box.replaceChildren(...parts);
+    });
+    this.box.replaceChildren(table);
   }
 }
 
