@@ -21,6 +21,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -102,6 +103,7 @@ def run(
     (standard error)."""
     out = sys.stdout if stream is None else stream
     schedule = tournament.schedule()
+    _check_bounded(tournament)
     mark = tournament.fingerprint(schedule)
     _claim(tournament, mark)
     games_dir = tournament.out / "games"
@@ -150,6 +152,18 @@ def run(
         )
         return 1
     return 0
+
+
+def _check_bounded(tournament: Tournament) -> None:
+    """Refuse limits under which a silent program could hold its game for ever."""
+    from scenarios.tournament.hosts import HOSTS
+
+    host = HOSTS.get(tournament.game)
+    if host is not None and host.game_time(tournament.settings) == math.inf:
+        raise TournamentError(
+            "a tournament needs a time limit (--move-time or --time-budget above 0): "
+            "without one, a program that never answers holds its game for ever"
+        )
 
 
 def _pool(tournament: Tournament) -> Pool:

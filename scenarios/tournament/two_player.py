@@ -76,7 +76,7 @@ class TwoPlayerGame:
         self.hub.subscribe(self._record)
         self.server = host.server(job, self.hub)
         # The server's log lines are the game's evidence: kept with it, not on our stderr.
-        self.server.log = self._log  # type: ignore[method-assign]
+        self.server.log = self.log  # type: ignore[method-assign]
         self.match: Match[Any] | None = None
         self.server.arena.on_begin = self._begun
         self.server.arena.on_match = self._ended
@@ -94,7 +94,7 @@ class TwoPlayerGame:
         if record.get("event") == "end":
             self.end = record
 
-    def _log(self, line: str) -> None:
+    def log(self, line: str) -> None:
         self.server_log.append(f"{time.monotonic():.3f} {line}")
 
     def _begun(self, match: Match[Any]) -> None:
@@ -117,7 +117,7 @@ class TwoPlayerGame:
         while True:
             stream = await listener.accept()
             if self.connected[seat]:
-                self._log(f"seat {seat}: a second connection, closed")
+                self.log(f"seat {seat}: a second connection, closed")
                 await stream.aclose()
                 continue
             self.connected[seat] = True
@@ -338,7 +338,7 @@ async def _stop_programs(game: TwoPlayerGame, exit_within: float) -> None:
         lingered = not run.exited
         await run.stop()
         if lingered and game.begun.is_set():
-            game._log(f"seat {seat}: did not exit within {exit_within:g} s of its game; stopped")
+            game.log(f"seat {seat}: did not exit within {exit_within:g} s of its game; stopped")
 
 
 def _files(game: TwoPlayerGame) -> dict[str, bytes]:

@@ -18,6 +18,7 @@ socket whose message is over ``MAX_MESSAGE``, that socket alone).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,9 @@ NO_SUCH_GAME = 1008
 
 # How often a standings feed looks at the tournament's standings.json.
 STANDINGS_CHECK = 0.5
+# A browser that takes no message for this long (it stopped reading, its network died)
+# is closed: a write never waits longer for one.
+SEND_TIMEOUT = 10.0
 
 
 def make_app(spectators: Spectators, tournament: Path | None = None) -> Starlette:
@@ -78,9 +82,11 @@ def make_app(spectators: Spectators, tournament: Path | None = None) -> Starlett
             while True:
                 found = _standings(tournament)
                 if found is not None and found != last:
-                    await socket.send_text(found.decode())
+                    if not await _send(socket, found.decode()):
+                        break
                     last = found
                 await trio.sleep(STANDINGS_CHECK)
+            nursery.cancel_scope.cancel()
 
     routes = [
         Route("/standings", standings_page),
@@ -128,7 +134,20 @@ async def _send_all(socket: WebSocket, viewer: Viewer) -> None:
         except trio.EndOfChannel:  # dropped: it fell too far behind
             await socket.close(code=TRY_AGAIN_LATER)
             return
-        await socket.send_json(message)
+        if not await _send(socket, json.dumps(message)):
+            return
+
+
+async def _send(socket: WebSocket, text: str) -> bool:
+    """Send ``text``; False (and the socket closed) if the browser did not take it within
+    SEND_TIMEOUT."""
+    with trio.move_on_after(SEND_TIMEOUT):
+        await socket.send_text(text)
+        return True
+    with trio.move_on_after(1.0) as closing:
+        closing.shield = True
+        await socket.close(code=TRY_AGAIN_LATER)
+    return False
 
 
 async def _until_gone(socket: WebSocket, scope: trio.CancelScope) -> None:

@@ -41,25 +41,6 @@ def load(path: Path, hub: RecordHub, number: int | None = None) -> list[str]:
     return ids
 
 
-async def serve_replay(
-    path: Path,
-    host: str,
-    port: int,
-    *,
-    task_status: trio.TaskStatus[tuple[tuple[str, int], list[str]]] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """Serve the page of ``path``'s games; ``started`` gives the address and the ids."""
-    from services.web.service import serve_page
-
-    hub = RecordHub()
-    spectators = Spectators(hub)
-    ids = load(path, hub)
-
-    async with trio.open_nursery() as nursery:
-        address = await nursery.start(serve_page, spectators, host, port)
-        task_status.started((address, ids))
-
-
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     what = "a game's transcript (JSON lines), or a ring tournament folder"
     parser.add_argument("file", type=Path, metavar="FILE", help=what)
@@ -68,54 +49,36 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if (args.file / "tournament.json").is_file():
-        return _run_standings(args)
-    try:
-        games = read_games(args.file)
-    except (OSError, RecordError) as exc:
-        print(f"ring replay: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
-    if not games:
-        print(f"ring replay: {args.file} holds no game (no start record)", file=sys.stderr)
-        return 2
-
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(raise_on_stop_signals)
-            (host, port), ids = await nursery.start(serve_replay, args.file, args.host, args.port)
-            say(f"replay of {args.file}: http://{host}:{port}/#{ids[0]}")
-
-    try:
-        trio.run(main)
-    except BaseException as exc:
-        code = stop_code(exc)
-        if code is not None:
-            return code
-        if isinstance(exc, OSError):
-            print(f"ring replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-            return 2
-        raise
-    return 0
-
-
-def _run_standings(args: argparse.Namespace) -> int:
-    """A tournament's folder: its standings page, and each game's transcript in the lobby."""
     from services.web.service import serve_page
 
-    async def main() -> None:
-        hub = RecordHub()
-        spectators = Spectators(hub)
+    hub = RecordHub()
+    spectators = Spectators(hub)
+    if (args.file / "tournament.json").is_file():
+        # A tournament's folder: its standings page, and each game in the lobby.
         for transcript in sorted(args.file.glob("games/*/transcript.jsonl")):
             try:
                 load(transcript, hub, int(transcript.parent.name))
             except (RecordError, ValueError):
                 continue  # a game cut off mid-write: its result is not counted either
+        tournament, what, where = args.file, "standings", "standings"
+    else:
+        try:
+            ids = load(args.file, hub)
+        except (OSError, RecordError) as exc:
+            print(f"ring replay: cannot read {args.file}: {exc}", file=sys.stderr)
+            return 2
+        if not ids:
+            print(f"ring replay: {args.file} holds no game (no start record)", file=sys.stderr)
+            return 2
+        tournament, what, where = None, "replay", f"#{ids[0]}"
+
+    async def main() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(raise_on_stop_signals)
             host, port = await nursery.start(
-                serve_page, spectators, args.host, args.port, args.file
+                serve_page, spectators, args.host, args.port, tournament
             )
-            say(f"standings of {args.file}: http://{host}:{port}/standings")
+            say(f"{what} of {args.file}: http://{host}:{port}/{where}")
 
     try:
         trio.run(main)

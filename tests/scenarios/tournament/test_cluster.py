@@ -25,8 +25,6 @@ from scenarios.tournament import results
 from scenarios.tournament.jobs import Entrant, Settings
 from scenarios.tournament.runner import Tournament, run
 
-pytest.importorskip("distributed", reason="pip install 'cardring[cluster]'")
-
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 60.0
 

@@ -24,6 +24,10 @@ from ring.cli import main
         ),
         (["--builtin", "deep"], "a tournament needs at least 2 entrants, not 1"),
         (["--builtin", "a=deep", "--builtin", "a=random"], "two entrants are named 'a'"),
+        (
+            ["--builtin", "deep", "--builtin", "random", "--move-time", "0"],
+            "a tournament needs a time limit",
+        ),
     ],
 )
 def test_a_bad_tournament_is_one_line_and_status_2(
