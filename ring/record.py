@@ -94,6 +94,10 @@ class GameKey:
 
 
 Subscriber = Callable[[GameKey, dict[str, Any]], None]
+# A game that forms before its start (an Old Maid table's next game): who has joined so far
+# and how many it wants. Not a record (nothing is in a game's record before its start);
+# for watchers such as the live page's lobby.
+FormingWatcher = Callable[[GameKey, list[str], int], None]
 
 _encoder = msgspec.json.Encoder()
 
@@ -103,6 +107,7 @@ class RecordHub:
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._forming_watchers: list[FormingWatcher] = []
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
         """Add a subscriber; returns the function that removes it again."""
@@ -113,6 +118,21 @@ class RecordHub:
                 self._subscribers.remove(subscriber)
 
         return unsubscribe
+
+    def watch_forming(self, watcher: FormingWatcher) -> Callable[[], None]:
+        """Add a watcher of forming games; returns the function that removes it again."""
+        self._forming_watchers.append(watcher)
+        return lambda: self._forming_watchers.remove(watcher)
+
+    def forming(self, key: GameKey, joined: Iterable[str], wanted: int) -> None:
+        """A game not started yet has these players (none: it is no longer forming)."""
+        players = list(joined)
+        for watcher in list(self._forming_watchers):
+            try:
+                watcher(key, players, wanted)
+            except Exception as exc:  # as for subscribers: never stops a game
+                self._forming_watchers.remove(watcher)
+                print(f"game records: dropped a watcher that failed: {exc!r}", file=sys.stderr)
 
     def open_game(
         self,

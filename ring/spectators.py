@@ -5,7 +5,9 @@ A ``Spectators`` is one more subscriber of a process's ``ring.record.RecordHub``
 for each game, a short summary (service, number, players, forming, playing
 or over, how it ended) and its records so far, and hands each new record to
 the viewers that watch: the lobby (every game's summary) or one game (its
-records).
+records). A game that forms before it starts (an Old Maid table's next game)
+has no records yet: the hub's forming announcements (who joined, how many it
+waits for) put it in the lobby until its ``start`` record comes.
 
 A game never waits for a viewer. The hub calls ``Spectators`` synchronously,
 in the game's own task, so everything here is done at once: each viewer has
@@ -20,6 +22,7 @@ oldest first, beyond ``max_games``.
 from __future__ import annotations
 
 import collections
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,12 +55,15 @@ class Game:
     service: str
     number: int
     players: list[str] = field(default_factory=list)
-    state: str = "forming"  # forming (records, no start yet), playing, over
+    # forming (players joining, no start yet), playing, over; "gone" in the one message
+    # that says a forming game ended before its start
+    state: str = "forming"
     reason: str | None = None  # how it ended
     winners: list[str] = field(default_factory=list)
     losers: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     cut: bool = False  # records past max_records were not kept
+    wanted: int | None = None  # a forming game: how many players it waits for
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -71,6 +77,7 @@ class Game:
             "losers": self.losers,
             "records": len(self.records),
             "cut": self.cut,
+            "wanted": self.wanted,
         }
 
 
@@ -117,7 +124,9 @@ class Spectators:
         self.max_records = max_records
         self.max_games = max_games
         self._finished: collections.deque[str] = collections.deque()
-        self.unsubscribe = hub.subscribe(self._record)
+        unsubscribe = hub.subscribe(self._record)
+        unwatch = hub.watch_forming(self._forming)
+        self.unsubscribe = lambda: (unsubscribe(), unwatch())
 
     # -- from the hub -------------------------------------------------------------------
 
@@ -133,7 +142,7 @@ class Spectators:
             game.cut = True
         event = record.get("event")
         if event == "start":
-            game.state = "playing"
+            game.state, game.wanted = "playing", None
             game.players = [str(player.get("name")) for player in record.get("players", [])]
         elif event == "end":
             game.state = "over"
@@ -146,6 +155,25 @@ class Spectators:
             if viewer.watching == ident:
                 viewer.offer({"type": "record", "game": ident, "record": record})
             elif viewer.watching is None and _changed(before, game.summary()):
+                viewer.offer({"type": "game", "game": game.summary()})
+        self.viewers = {viewer for viewer in self.viewers if not viewer.dropped}
+
+    def _forming(self, key: GameKey, joined: list[str], wanted: int) -> None:
+        """A game forms (its players so far), or stopped forming with nobody in it."""
+        ident = game_id(key)
+        game = self.games.get(ident)
+        if game is not None and game.state != "forming":
+            return  # started: its records say the rest
+        if game is None:
+            if not joined:
+                return
+            game = self.games[ident] = Game(ident, key.service, key.game)
+        game.players, game.wanted = list(joined), wanted
+        if not joined:  # everyone left before it started: it is gone from the lobby
+            del self.games[ident]
+            game.state = "gone"
+        for viewer in list(self.viewers):
+            if viewer.watching in (None, ident):
                 viewer.offer({"type": "game", "game": game.summary()})
         self.viewers = {viewer for viewer in self.viewers if not viewer.dropped}
 
@@ -174,7 +202,10 @@ class Spectators:
             viewer.offer({"type": "lobby", "games": self.lobby()})
         else:
             game = self.games[watching]
-            viewer.offer({"type": "snapshot", "game": game.summary(), "records": game.records})
+            # "now" (the records' clock) lets the page run a live game's clock between records.
+            # A copy: the records that come after it are sent after it, not in it too.
+            snapshot = {"type": "snapshot", "game": game.summary(), "records": list(game.records)}
+            viewer.offer({**snapshot, "now": time.monotonic()})
         self.viewers.add(viewer)
         try:
             yield viewer

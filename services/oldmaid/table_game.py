@@ -132,6 +132,7 @@ class Game:
         client.game, client.nick, client.watch = self, nick, watch
         client.joined_at = trio.current_time()
         self.clients[nick] = client
+        self._tell_forming()
         self._on_change()
         if self.referee.is_full:
             return True
@@ -147,6 +148,7 @@ class Game:
         if self.referee.state is GameState.WAITING:
             self.referee.leave(nick)
             del self.clients[nick]
+            self._tell_forming()
             self._on_change()
             if len(self.referee.joined) < 2:
                 self._disarm_timer()
@@ -159,6 +161,9 @@ class Game:
             self.players_gone.set()
 
     # -- playing ---------------------------------------------------------------
+
+    def _tell_forming(self) -> None:
+        self.transcript.forming(self.referee.joined, self.referee.players_needed)
 
     def play(self, nick: str, request: Any) -> Reply:
         """The reply to one of a player's game requests; ``RefereeError`` if refused."""

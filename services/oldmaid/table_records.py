@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ring.record import KEEP, GameRecorder, Held, Player, RecordHub
+from ring.record import KEEP, GameKey, GameRecorder, Held, Player, RecordHub
 
 # What a game records while it forms is kept until its start (the ``start``
 # record names the players): at most this many join requests, and as many
@@ -77,6 +77,11 @@ class Transcript:
             self._game.record(event=event, **fields)
         else:
             self._forming.add({"event": event, **fields}, always=True)
+
+    def forming(self, joined: Iterable[str], wanted: int) -> None:
+        """Who has joined the game while it forms (for watchers: not a record)."""
+        if self._game is None:
+            self._hub.forming(GameKey("oldmaid", self._number), joined, wanted)
 
     def start(self, players: Iterable[Player]) -> None:
         """Publish the ``start`` record, then what the game recorded while it formed."""

@@ -93,3 +93,39 @@ async def test_old_finished_games_are_forgotten_and_long_ones_cut() -> None:
     assert sorted(spectators.games) == ["reversi-3", "reversi-4"]
     game = spectators.games["reversi-4"]
     assert len(game.records) == 3 and game.cut and game.state == "over"
+
+
+async def test_a_forming_game_is_in_the_lobby_with_its_players_until_it_starts() -> None:
+    """Before its start a game has no records; the hub's forming announcements show it."""
+    hub = RecordHub()
+    spectators = Spectators(hub)
+    key = GameKey("oldmaid", 2)
+    with spectators.watch() as lobby:
+        hub.forming(key, ["p1"], 4)
+        with spectators.watch("oldmaid-2") as viewer:
+            hub.forming(key, ["p1", "p2"], 4)
+            hub.publish(key, start(["p2", "p1", "p3", "p4"]))
+            hub.forming(key, ["p1", "p2", "p3", "p4"], 4)  # late: the start said it all
+            seen = drain(viewer)
+        said = drain(lobby)
+    shown = [(m["game"]["state"], m["game"]["players"], m["game"]["wanted"]) for m in said[1:]]
+    assert shown == [("forming", ["p1"], 4), ("forming", ["p1", "p2"], 4),
+                     ("playing", ["p2", "p1", "p3", "p4"], None)]  # fmt: skip
+    assert seen[0]["type"] == "snapshot" and seen[0]["records"] == []
+    assert seen[1]["type"] == "game" and seen[1]["game"]["players"] == ["p1", "p2"]
+    assert [m["type"] for m in seen[2:]] == ["record"]
+
+
+async def test_a_forming_game_everyone_left_leaves_the_lobby() -> None:
+    hub = RecordHub()
+    spectators = Spectators(hub)
+    key = GameKey("oldmaid", 1)
+    hub.forming(key, ["p1"], 4)
+    assert [g["id"] for g in spectators.lobby()] == ["oldmaid-1"]
+    with spectators.watch() as lobby:
+        hub.forming(key, [], 4)
+        said = drain(lobby)
+    assert said[-1]["game"]["state"] == "gone"
+    assert spectators.lobby() == []
+    hub.forming(key, [], 4)  # nothing to say of a game not known
+    assert spectators.lobby() == []

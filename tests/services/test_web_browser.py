@@ -12,9 +12,9 @@ import os
 import selectors
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +38,9 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from services.fishnet.rules import FishNetGame  # noqa: E402
 from services.reversi.rules import Position  # noqa: E402
+from tests.services.ring_serve_process import ring, ring_serve  # noqa: E402
 
 WAIT = 30.0
 RING = ["p1", "p2", "p3", "p4"]
@@ -46,36 +48,12 @@ RING = ["p1", "p2", "p3", "p4"]
 HOSTILE = "<img/src=x/onerror=window.pwned=1>"
 
 
-def ring(*words: str) -> list[str]:
-    return [sys.executable, "-m", "ring", *words]
-
-
 @pytest.fixture(scope="module")
 def served() -> Iterator[dict[str, str]]:
     """One ring serve with the page and the four games; their addresses."""
-    command = ring("serve", "--web=0", "--oldmaid=0", "--reversi=0", "--fishnet=0", "--notipping=0",
-                   "--host", "127.0.0.1", "--seed", "7", "--no-advertise")  # fmt: skip
-    # unbuffered: a line read leaves no other line hidden in a buffer that select cannot see
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
-    assert server.stdout is not None
-    addresses: dict[str, str] = {}
-    try:
-        with selectors.DefaultSelector() as waiting:
-            waiting.register(server.stdout, selectors.EVENT_READ)
-            deadline = time.monotonic() + WAIT
-            while len(addresses) < 5 and waiting.select(deadline - time.monotonic()):
-                words = server.stdout.readline().decode().split()
-                if words[1:3] == ["listening", "on"]:
-                    addresses[words[0]] = words[3]
-        assert len(addresses) == 5, addresses
+    with ring_serve("--web=0", "--oldmaid=0", "--reversi=0", "--fishnet=0", "--notipping=0",
+                    "--seed", "7", services=5) as addresses:  # fmt: skip
         yield addresses
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +152,22 @@ def test_an_old_maid_ring_is_drawn_and_its_turn_and_loser_shown(
     assert sorted(nick for nick, _ in shown["players"]) == RING
     assert [nick for nick, classes in shown["players"] if "loser" in classes] == end["losers"]
     print(f"screenshot: {tmp_path / 'oldmaid-ring.png'}")
+    # Stepped back from the end to the last exchange: an arrow from its giver to its taker,
+    # who holds the turn, as the record of that exchange says.
+    records = game["records"]
+    [last] = [i for i, r in enumerate(records) if gave(r)][-1:]
+    browser.execute_script(
+        "const step = document.getElementById('step');"
+        f"step.value = '{last + 1}'; step.dispatchEvent(new Event('input'));"
+    )
+    arrow = until(browser, lambda d: d.execute_script(
+        "const a = document.querySelector('svg.ring line.handoff');"
+        "return a && [a.dataset.from, a.dataset.to, a.ownerSVGElement.dataset.turn,"
+        " document.querySelectorAll('svg.ring circle.token').length]"
+        ), "the last exchange is drawn")  # fmt: skip
+    giver, taker = records[last]["nick"], records[last]["msg"]["to"]
+    assert arrow == [giver, taker, taker, 1]
+    browser.save_screenshot(str(tmp_path / "oldmaid-handoff.png"))
     # How soon a record recorded by the server reached the page (a figure, not a test).
     arrivals = browser.execute_script("return window.arrivals")
     delays = sorted(arrived / 1000 - (t + offset) for t, arrived in arrivals)
@@ -181,6 +175,11 @@ def test_an_old_maid_ring_is_drawn_and_its_turn_and_loser_shown(
         print(f"records live on the page: {len(delays)}, from the server's record to the "
               f"page: median {statistics.median(delays) * 1000:.1f} ms, "
               f"max {delays[-1] * 1000:.1f} ms")  # fmt: skip
+
+
+def gave(record: dict) -> bool:  # type: ignore[type-arg]
+    """An Old Maid record of a verified exchange: its giver's report."""
+    return record.get("dir") == "in" and (record.get("msg") or {}).get("cmd") == "gave"
 
 
 def test_a_reversi_board_matches_its_transcript(
@@ -203,7 +202,52 @@ def test_a_reversi_board_matches_its_transcript(
           "data-digits") == position.digits(), "the board is the transcript's")  # fmt: skip
     board = browser.find_element(By.CSS_SELECTOR, "table.board")
     assert len(board.find_elements(By.CSS_SELECTOR, "td.black")) == position.count(2)
+    # Over: no clock runs; the last move's time is the transcript's, from the first board
+    # of its turn to the move.
+    clock = browser.execute_script("return {...document.querySelector('.clock').dataset}")
+    assert clock["moveTime"] == str(game["records"][0]["options"]["move_time"]).removesuffix(".0")
+    assert clock["left"] == ""
+    assert float(clock["took"]) == pytest.approx(move_times(game["records"])[-1], abs=1e-6)
     browser.save_screenshot(str(tmp_path / "reversi-board.png"))
+
+
+def move_times(records: list[dict]) -> list[float]:  # type: ignore[type-arg]
+    """Each Reversi move's time: from the first board of its turn to its move record."""
+    times, start = [], None
+    for record in records:
+        if record.get("dir") == "out" and str(record.get("line", "")).startswith("B"):
+            start = record["t"] if start is None else start
+        elif record.get("event") == "move":
+            times.append(record["t"] - start)
+            start = None
+    return times
+
+
+def test_a_reversi_players_time_runs_down_while_it_thinks(
+    served: dict[str, str], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """A player that names itself and then never moves: its time left, shown live, falls
+    from the move time between two records; it leaves, and the clock stops."""
+    host, port = served["reversi"].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=WAIT) as silent:
+        silent.sendall(b"Nstill\n")
+        bot = start_all([ring("bot", "reversi", "--server", served["reversi"], "--name", "eve",
+                              "--level", "greedy", "--seed", "5", "--games", "1")])  # fmt: skip
+        games = until(browser, lambda d: [g for g in api(served["web"], "/api/games")
+                                          if "still" in g["players"] and g["state"] == "playing"],
+                      "the game begins")  # fmt: skip
+        browser.get(f"http://{served['web']}/#{games[0]['id']}")
+        first = float(until(browser, lambda d: d.execute_script(
+            "const c = document.querySelector('.clock'); return c && c.dataset.left"
+            ), "a clock runs"))  # fmt: skip
+        assert first <= 30.0
+        until(browser, lambda d: float(d.execute_script(
+              "return document.querySelector('.clock').dataset.left") or 99) < first - 0.3,
+              "the clock runs down with no record coming")  # fmt: skip
+        browser.save_screenshot(str(tmp_path / "reversi-clock.png"))
+    assert finish(bot) == [0]  # its opponent left: it won
+    stopped = "return document.querySelector('.clock').dataset.left === ''"
+    until(browser, lambda d: d.execute_script(stopped), "the clock stops")
 
 
 def test_a_hostile_name_is_shown_as_text(
@@ -265,6 +309,8 @@ def test_a_replay_steps_through_a_transcript(
             f"step.value = '{moves[9] + 1}'; step.dispatchEvent(new Event('input'));"
         )
         until(browser, lambda d: board_digits(d) == tenth.digits(), "the tenth move's board")
+        took = browser.execute_script("return document.querySelector('.clock').dataset.took")
+        assert float(took) == pytest.approx(move_times(records)[9], abs=1e-6)
         browser.find_element(By.ID, "step-live").click()
         until(browser, lambda d: board_digits(d) == position.digits(), "the end again")
         browser.save_screenshot(str(tmp_path / "replay.png"))
@@ -307,7 +353,26 @@ def test_a_no_tipping_lever_holds_the_transcripts_blocks(
     until(browser, lambda d: d.execute_script(
           "const s = document.querySelector('svg.lever'); return s && s.dataset.weights"
           ) == expected, "the lever is the transcript's")  # fmt: skip
+    lever = browser.execute_script("return {...document.querySelector('svg.lever').dataset}")
+    assert lever["torques"] == f"{game.left} {game.right}"
+    assert lever["margins"] == f"{game.left} {-game.right}"  # the last move tipped: one < 0
+    assert min(game.left, -game.right) < 0
     browser.save_screenshot(str(tmp_path / "notipping-lever.png"))
+    # Stepped back to the start: the torques of the first board, no move yet.
+    browser.execute_script(
+        "const step = document.getElementById('step');"
+        f"step.value = '{first_round(played['records']) + 1}';"
+        " step.dispatchEvent(new Event('input'));"
+    )
+    start_game = Game.start(start["options"]["max_weight"])
+    until(browser, lambda d: d.execute_script(
+          "return document.querySelector('svg.lever').dataset.margins"
+          ) == f"{start_game.left} {-start_game.right}", "the first board's margins")  # fmt: skip
+
+
+def first_round(records: list[dict]) -> int:  # type: ignore[type-arg]
+    """Where the first board of a No Tipping game is sent."""
+    return next(i for i, r in enumerate(records) if str(r.get("line", "")).startswith("ROUND:"))
 
 
 def test_a_tournaments_standings_page_shows_its_ranking(
@@ -380,4 +445,18 @@ def test_a_fishnet_game_shows_each_players_books(
     until(browser, lambda d: d.execute_script(
           "const t = document.querySelector('table.fish'); return t && t.dataset.books"
           ) == " ".join(map(str, books)), "the books are shown")  # fmt: skip
+    # The hands and the deck: our rules, dealt from the game's seed, playing its moves.
+    records = played["records"]
+    [deal] = [r for r in records if r.get("event") == "deal"]
+    rules = FishNetGame(records[0]["seed"], deal["first"])
+    for record in records:
+        words = str(record.get("line", "")).split()
+        if record.get("dir") == "in" and words[:1] == ["request"]:
+            rules.request(record["seat"], int(words[1]))
+        elif record.get("dir") == "in" and words == ["pass"]:
+            rules.pass_turn(record["seat"])
+    assert rules.over
+    shown = browser.execute_script("return {...document.querySelector('table.fish').dataset}")
+    assert shown["hands"] == f"{rules.hand_size(0)} {rules.hand_size(1)}"
+    assert shown["deck"] == str(rules.deck_size)
     browser.save_screenshot(str(tmp_path / "fishnet.png"))

@@ -4,6 +4,7 @@
 
 const games = new Map();
 let socket = null;
+let ticker = null;  // a game view's clock, run between records
 // When each live record arrived (its server time t, and the page's wall clock in ms):
 // the browser tests measure how soon a record reaches the page. Kept bounded.
 window.arrivals = [];
@@ -23,6 +24,11 @@ function result(game) {
   return game.reason || "";
 }
 
+function stateOf(game) {
+  return game.state === "forming" && game.wanted ?
+    `forming: ${game.players.length} of ${game.wanted}` : game.state;
+}
+
 function drawLobby() {
   const body = document.getElementById("games");
   body.replaceChildren();
@@ -31,7 +37,7 @@ function drawLobby() {
     row.className = "game";
     row.dataset.game = game.id;
     row.append(text("td", game.id), text("td", game.players.join(", ")),
-               text("td", game.state, `state-${game.state}`), text("td", result(game)));
+               text("td", stateOf(game), `state-${game.state}`), text("td", result(game)));
     row.addEventListener("click", () => { location.hash = game.id; });
     body.append(row);
   }
@@ -47,12 +53,15 @@ function listen(path, onMessage) {
 }
 
 function showLobby() {
+  clearInterval(ticker);
   document.getElementById("lobby").hidden = false;
   document.getElementById("game").hidden = true;
   listen("/ws/lobby", (message) => {
     if (message.type === "lobby") {  // newest first: kept oldest first
       games.clear();
       for (const game of message.games.reverse()) games.set(game.id, game);
+    } else if (message.type === "game" && message.game.state === "gone") {
+      games.delete(message.game.id);  // a forming game that everyone left
     } else if (message.type === "game") {
       games.set(message.game.id, message.game);  // a new game goes last: drawn first
     }
@@ -88,6 +97,7 @@ class RingView {
     this.turnMoves = 0;
     this.pairs = 0;
     this.loser = null;
+    this.handoff = null;  // the last exchange: {from, to, fresh: not drawn yet}
   }
   add(record) {
     const message = record.msg || {};
@@ -108,6 +118,7 @@ class RingView {
       this.cards.set(message.to, (this.cards.get(message.to) || 0) + 1);
       if (this.turn !== message.to) this.turnMoves += 1;
       this.turn = message.to;
+      this.handoff = { from: String(record.nick), to: String(message.to), fresh: true };
     } else {
       return;
     }
@@ -120,9 +131,11 @@ class RingView {
     picture.dataset.turnMoves = String(this.turnMoves);
     picture.dataset.loser = this.loser || "";
     picture.append(svg("circle", { cx: middle, cy: middle, r: radius, class: "track" }));
+    const where = new Map();
     this.players.forEach((name, seat) => {
       const angle = (2 * Math.PI * seat) / this.players.length - Math.PI / 2;
       const x = middle + radius * Math.cos(angle), y = middle + radius * Math.sin(angle);
+      where.set(name, [x, y]);
       const place = this.places.get(name);
       let state = place ? "out" : "in";
       if (name === this.loser) state = "loser";
@@ -140,11 +153,42 @@ class RingView {
     const centre = svg("text", { x: middle, y: middle, "text-anchor": "middle", class: "detail" });
     centre.textContent = this.loser ? `${this.loser} holds the Old Maid` : `${this.pairs} pairs down`;
     picture.append(centre);
+    this.drawHandoff(picture, where);
     this.box.replaceChildren(picture);
+  }
+  // The last exchange as an arrow from giver to taker, and the turn's token on the taker;
+  // drawn the first time, the token slides along the arrow (a replay's step redraws it
+  // where it ends).
+  drawHandoff(picture, where) {
+    const hand = this.handoff;
+    if (!hand || !where.has(hand.from) || !where.has(hand.to)) return;
+    const [x1, y1] = where.get(hand.from), [x2, y2] = where.get(hand.to);
+    const length = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const ux = (x2 - x1) / length, uy = (y2 - y1) / length, gap = 38;
+    const arrow = svg("line", { x1: x1 + ux * gap, y1: y1 + uy * gap, x2: x2 - ux * gap,
+                                y2: y2 - uy * gap, class: "handoff", "marker-end": "url(#arrow)" });
+    arrow.dataset.from = hand.from;
+    arrow.dataset.to = hand.to;
+    const head = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 8, refY: 5,
+                                 markerWidth: 6, markerHeight: 6, orient: "auto" });
+    head.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
+    const defs = svg("defs");
+    defs.append(head);
+    const token = svg("circle", { cx: 0, cy: 0, r: 9, class: "token",
+                                  transform: `translate(${x2 - ux * gap} ${y2 - uy * gap})` });
+    picture.append(defs, arrow, token);
+    if (hand.fresh && token.animate) {
+      const from = `translate(${x1 + ux * gap}px, ${y1 + uy * gap}px)`;
+      const to = `translate(${x2 - ux * gap}px, ${y2 - uy * gap}px)`;
+      token.animate([{ transform: from }, { transform: to }], { duration: 350, easing: "ease-out" });
+    }
+    hand.fresh = false;
   }
 }
 
-// Reversi: the board from the first board the server sent, then each move and its flips.
+// Reversi: the board from the first board the server sent, then each move and its flips;
+// the mover's time left. A turn's clock runs from the turn's first board (a board sent
+// again after an illegal move does not restart it), in the server's record times.
 class ReversiView {
   constructor(box) {
     this.box = box;
@@ -152,20 +196,54 @@ class ReversiView {
     this.last = null;
     this.toMove = "black";
     this.players = {};
+    this.moveTime = 0;  // seconds a turn may take; 0: no limit
+    this.turnStart = null;  // the record time of this turn's first board
+    this.latest = null;  // the record time of the latest record shown
+    this.took = null;  // seconds the last move took
+    this.over = false;
   }
   add(record) {
+    if (typeof record.t === "number") this.latest = record.t;
+    const board = record.dir === "out" && /^B[012]{64}/.test(record.line || "");
     if (record.event === "start") {
       for (const p of record.players) this.players[p.colour] = String(p.name);
-    } else if (!this.board && record.dir === "out" && /^B[012]{64}/.test(record.line || "")) {
-      this.board = record.line.slice(1, 65).split("").map(Number);
+      this.moveTime = Number((record.options || {}).move_time) || 0;
+    } else if (board && this.turnStart === null) {
+      this.board = this.board || record.line.slice(1, 65).split("").map(Number);
+      this.turnStart = record.t;
+      this.toMove = record.colour || this.toMove;
     } else if (record.event === "move" && this.board) {
       this.play(record.x, record.y, record.colour === "black" ? 2 : 1);
       this.last = record.x * 8 + record.y;
       this.toMove = record.colour === "black" ? "white" : "black";
+      if (this.turnStart !== null) this.took = record.t - this.turnStart;
+      this.turnStart = null;
+    } else if (record.event === "end") {
+      this.over = true;
+      this.turnStart = null;
     } else {
+      this.tick(0);
       return;
     }
     this.draw();
+  }
+  // The clock line; `since` is how long ago (s) the latest record came, when following live.
+  tick(since) {
+    const clock = this.box.querySelector(".clock");
+    if (!clock) return;
+    let said = this.took === null ? "" : `last move took ${this.took.toFixed(2)} s`;
+    clock.dataset.took = this.took === null ? "" : String(this.took);
+    if (!this.over && this.turnStart !== null && this.latest !== null) {
+      const used = this.latest - this.turnStart + since;
+      const left = this.moveTime > 0 ? `${Math.max(0, this.moveTime - used).toFixed(1)} s left` :
+        `${used.toFixed(1)} s (no limit)`;
+      clock.dataset.left = this.moveTime > 0 ? Math.max(0, this.moveTime - used).toFixed(3) : "";
+      said = `${this.toMove} to move: ${left}` + (said ? `; ${said}` : "");
+    } else {
+      clock.dataset.left = "";
+    }
+    clock.dataset.moveTime = String(this.moveTime);
+    clock.textContent = said;
   }
   play(x, y, me) {
     const other = 3 - me;
@@ -200,8 +278,10 @@ class ReversiView {
     }
     const count = (d) => this.board.filter((v) => v === d).length;
     const said = text("p", `${this.players.black || "black"} (black) ${count(2)} - ${count(1)} ` +
-      `${this.players.white || "white"} (white); ${this.toMove} to move`, "detail");
-    this.box.replaceChildren(table, said);
+      `${this.players.white || "white"} (white)` + (this.over ? "" : `; ${this.toMove} to move`),
+      "detail");
+    this.box.replaceChildren(table, said, text("p", "", "detail clock"));
+    this.tick(0);
   }
 }
 
@@ -274,22 +354,43 @@ class LeverView {
       label.textContent = String(weight);
       picture.append(block, label);
     });
-    const said = this.torques ?
-      `torques: left ${this.torques[0]}, right ${this.torques[1]}${this.tipped ? " (tipped)" : ""}` : "";
+    // Both torques from the blocks and the board's own 3 kg at 0; a move's record says
+    // them too (and the two agree).
+    const [left, right] = this.torques || this.weights.reduce(
+      ([l, r], w, i) => [l + w * (i - 10 + 3), r + w * (i - 10 + 1)], [3 * 3, 3 * 1]);
+    // The margin: how much more torque each support takes before the board tips over it.
+    const margins = [left, -right];
+    picture.dataset.torques = `${left} ${right}`;
+    picture.dataset.margins = margins.join(" ");
+    const support = (name, at, torque, margin, way) => text("li",
+      `${name} support (${at}): torque ${torque}, ` +
+      (margin >= 0 ? `margin ${margin} before it tips ${way}` : `tipped ${way}`),
+      margin <= 0 ? "tight" : "");
+    const torques = document.createElement("ul");
+    torques.className = "detail torques";
+    torques.append(support("left", -3, left, margins[0], "left"),
+                   support("right", -1, right, margins[1], "right"));
     const legend = text("p",
       `${this.players[0]} holds ${this.left[0].join(" ") || "nothing"}; ` +
-      `${this.players[1]} holds ${this.left[1].join(" ") || "nothing"}. ${said}`, "detail");
-    this.box.replaceChildren(picture, legend);
+      `${this.players[1]} holds ${this.left[1].join(" ") || "nothing"}.` +
+      (this.tipped ? " The board tipped." : ""), "detail");
+    this.box.replaceChildren(picture, torques, legend);
   }
 }
 
-// FishNet: each player's books (a book made is told to the other: "oppmakes"), its last
-// request and the answer it got, and at the end the books the server counted.
+// FishNet: each player's hand size and books, its last request and the answer it got, the
+// deck; at the end the books the server counted. All from what each player is told: every
+// card it gets comes as "fish" (the deal too) or "oppgives" (taken from the other), and a
+// book made is told to the other ("oppmakes": four cards leave the maker's hand).
+const FISH_DECK = 52;
+
 class FishView {
   constructor(box) {
     this.box = box;
     this.players = [];
     this.books = [0, 0];
+    this.hands = [0, 0];
+    this.fished = 0;
     this.asked = ["", ""];
     this.answer = ["", ""];
     this.final = null;
@@ -306,12 +407,21 @@ class FishView {
     } else if (record.dir === "in" && words[0] === "request") {
       this.asked[seat] = `asked for ${words[1]}`;
       this.answer[seat] = "";
+    } else if (record.dir === "in" && words[0] === "pass") {
+      this.asked[seat] = "passed";
+      this.answer[seat] = "";
     } else if (record.dir === "out" && words[0] === "oppmakes") {
       this.books[1 - seat] += 1;
+      this.hands[1 - seat] -= 4;
     } else if (record.dir === "out" && words[0] === "oppgives") {
+      const given = Number(words[1]) || 0;
+      this.hands[seat] += given;
+      this.hands[1 - seat] -= given;
       this.answer[seat] = `got ${words[1]} of ${words[2]}`;
     } else if (record.dir === "out" && words[0] === "fish") {
-      this.answer[seat] = "went fishing";
+      this.hands[seat] += 1;
+      this.fished += 1;
+      if (this.asked[seat]) this.answer[seat] = "went fishing";
     } else {
       return;
     }
@@ -321,14 +431,18 @@ class FishView {
     const table = document.createElement("table");
     table.className = "fish";
     table.dataset.books = (this.final || this.books).join(" ");
+    table.dataset.hands = this.hands.join(" ");
+    table.dataset.deck = String(FISH_DECK - this.fished);
     this.players.forEach((name, seat) => {
       const row = document.createElement("tr");
       const books = this.final ? this.final[seat] : this.books[seat];
-      row.append(text("td", name), text("td", `${books} books`), text("td", this.asked[seat]),
+      row.append(text("td", name), text("td", `${this.hands[seat]} cards`),
+                 text("td", `${books} books`), text("td", this.asked[seat]),
                  text("td", this.answer[seat]));
       table.append(row);
     });
-    this.box.replaceChildren(table);
+    const deck = text("p", `${FISH_DECK - this.fished} cards in the deck`, "detail");
+    this.box.replaceChildren(table, deck);
   }
 }
 
@@ -376,20 +490,36 @@ function showGame(id) {
     step.value = String(shown);
     where.textContent = `${shown} of ${records.length} records`;
   };
+  // A live game's clock runs between records: the server's clock, as of the latest
+  // record or snapshot, plus the page's time since (only while following a game playing).
+  let live = null;  // {server: seconds on the records' clock, page: Date.now() then}
+  clearInterval(ticker);
+  ticker = setInterval(() => {
+    if (!view || !view.tick) return;
+    const following = live && shown === records.length;
+    const now = following ? live.server + (Date.now() - live.page) / 1000 : null;
+    view.tick(following && view.latest !== null ? Math.max(0, now - view.latest) : 0);
+  }, 100);
   step.oninput = () => redraw(Number(step.value));
   document.getElementById("step-back").onclick = () => redraw(Math.max(0, shown - 1));
   document.getElementById("step-on").onclick = () => redraw(Math.min(records.length, shown + 1));
   document.getElementById("step-live").onclick = () => redraw(records.length);
   redraw(0);
   listen(`/ws/games/${encodeURIComponent(id)}`, (message) => {
-    if (message.type === "snapshot") {
+    if (message.type === "game") {  // it forms: who has joined so far
       document.getElementById("game-summary").textContent =
-        `${message.game.players.join(", ")}: ${message.game.state} ${result(message.game)}`;
+        `${message.game.players.join(", ")}: ${stateOf(message.game)}`;
+    } else if (message.type === "snapshot") {
+      document.getElementById("game-summary").textContent =
+        `${message.game.players.join(", ")}: ${stateOf(message.game)} ${result(message.game)}`;
+      live = message.game.state === "playing" ? { server: message.now, page: Date.now() } : null;
       message.records.forEach(add);
     } else if (message.type === "record") {
       if (window.arrivals.length < 10000) window.arrivals.push([message.record.t, Date.now()]);
+      if (live) live = { server: message.record.t, page: Date.now() };
       add(message.record);
       if (message.record.event === "end") {
+        live = null;
         document.getElementById("game-summary").textContent = `over: ${message.record.reason || ""}`;
       }
     }
