@@ -169,8 +169,11 @@ def test_an_old_maid_ring_is_drawn_and_its_turn_and_loser_shown(
     assert arrow == [giver, taker, taker, 1]
     browser.save_screenshot(str(tmp_path / "oldmaid-handoff.png"))
     # How soon a record recorded by the server reached the page (a figure, not a test).
+    # The records a forming game kept are published at its start with their own earlier
+    # times: not counted (they were not late, only not a game's yet).
     arrivals = browser.execute_script("return window.arrivals")
-    delays = sorted(arrived / 1000 - (t + offset) for t, arrived in arrivals)
+    started = records[0]["t"]
+    delays = sorted(arrived / 1000 - (t + offset) for t, arrived in arrivals if t >= started)
     if delays:
         print(f"records live on the page: {len(delays)}, from the server's record to the "
               f"page: median {statistics.median(delays) * 1000:.1f} ms, "
