@@ -109,12 +109,15 @@ class Connection:
         see one ``Closed`` event whatever way the connection ended.
         """
         deadline = trio.current_time() + (self.timeout if timeout is None else timeout)
-        # Let other tasks run first: the next message may be in the buffer
-        # already, and one read of a flood (thousands of small messages, each
+        # Let other tasks run first when the next message may be in the buffer
+        # already: one read of a flood (thousands of small messages, each
         # answered by a write that need not wait) would otherwise hold up every
         # game. Before parsing, not after: a message is judged against the
         # connection's state (whose turn it is), which others may change meanwhile.
-        await trio.lowlevel.checkpoint()
+        # A protocol that says nothing is buffered (``pending`` false) needs a read,
+        # and the read yields: one scheduling round less on every message of a handoff.
+        if getattr(self.protocol, "pending", True):
+            await trio.lowlevel.checkpoint()
         while True:
             event = self.protocol.next_event()
             if event is not NEED_DATA:

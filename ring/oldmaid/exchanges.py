@@ -43,10 +43,19 @@ def card_hash(salt: str, card: Card) -> str:
     return hashlib.sha256(f"{salt}|{card.value}|{card.suit}".encode()).hexdigest()[:DIGITS]
 
 
+def salts_for(secret: str, seq: int, count: int) -> tuple[str, ...]:
+    """The salts of the first ``count`` positions of offer ``seq``. Any unpredictable 32
+    hex digits do; ``ring peer`` derives them from its secret, so that a game replays from
+    its seed, with one SHAKE-256 of the secret and the offer's number, read as far as the
+    hand goes (a keyed XOF: no one without the secret can tell them; one call an offer,
+    not one HMAC a card, as an offer's commitment is on the handoff's path)."""
+    stream = hashlib.shake_256(f"{secret}|salts|{seq}".encode()).digest(16 * count)
+    return tuple(stream[16 * i : 16 * (i + 1)].hex() for i in range(count))
+
+
 def salt_for(secret: str, seq: int, position: int) -> str:
-    """The salt of ``position`` in offer ``seq``. Any unpredictable 32 hex digits do;
-    ``ring peer`` derives them from its secret so that a game replays from its seed."""
-    return _mac(secret, f"salt|{seq}|{position}")
+    """The salt of ``position`` in offer ``seq`` (``salts_for``: it reads on as far)."""
+    return salts_for(secret, seq, position + 1)[position]
 
 
 def offer_mac(
@@ -99,7 +108,7 @@ class Commitment:
 
 def commit(secret: str, *, seq: int, sender: str, to: str, cards: Sequence[Card]) -> Commitment:
     """The commitment of an offer of ``cards`` (in the order offered) from ``sender`` to ``to``."""
-    salts = tuple(salt_for(secret, seq, position) for position in range(len(cards)))
+    salts = salts_for(secret, seq, len(cards))
     hashes = tuple(card_hash(salt, card) for salt, card in zip(salts, cards, strict=True))
     mac = offer_mac(secret, seq=seq, sender=sender, to=to, num_cards=len(cards), hashes=hashes)
     return Commitment(seq, sender, to, tuple(cards), salts, hashes, mac)

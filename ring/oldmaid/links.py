@@ -191,13 +191,15 @@ class Links(PickExchanges):
                 if not established:
                     established = True
                     mark_established()
-                with trio.fail_after(config.join_timeout):
-                    await self._seated.wait()
-                stranger = self.not_a_player(stream)
-                if stranger is not None:
-                    await link.send(error(stranger))
-                    self._log.write("stranger", error=stranger)
-                    return
+                    # Once a connection: its source address stays what it is.
+                    if not self._seated.is_set():
+                        with trio.fail_after(config.join_timeout):
+                            await self._seated.wait()
+                    stranger = self.not_a_player(stream)
+                    if stranger is not None:
+                        await link.send(error(stranger))
+                        self._log.write("stranger", error=stranger)
+                        return
                 try:
                     proved = self.identity.check(event.sender, event.proof, proved)
                 except Forged as exc:
@@ -369,10 +371,11 @@ class Links(PickExchanges):
         after an offer.
         """
         timeout = self._config.timeout
-        too_slow = fault(
-            self._turns.nick_of(seat),
-            f"did not answer {request_name(request)} within {timeout:g} s",
-        )
+
+        def too_slow() -> PeerError:
+            clause = f"did not answer {request_name(request)} within {timeout:g} s"
+            return fault(self._turns.nick_of(seat), clause)
+
         deadline = trio.current_time() + timeout
         # your_turn goes out while the deck still holds cards, and the table
         # counts no one out before it is empty: only an offer can find a seat out.
@@ -385,11 +388,11 @@ class Links(PickExchanges):
                     return await link.receive(timeout=max(wait, 0.0))
                 except trio.TooSlowError:
                     if trio.current_time() >= deadline:
-                        raise too_slow from None
+                        raise too_slow() from None
                 if await self._listed_out(seat):
                     return SILENT
         except trio.TooSlowError:
-            raise too_slow from None
+            raise too_slow() from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return Closed()
 

@@ -230,6 +230,12 @@ class Link:
 
     # -- receiving ---------------------------------------------------------
 
+    @property
+    def pending(self) -> bool:
+        """Whether the next event may come without a read: bytes are buffered, or the
+        other side has closed (``ring.transport.Connection`` yields before such an event)."""
+        return self._eof or self._splitter.buffered > 0
+
     def receive_data(self, data: bytes) -> None:
         """Bytes from the other side; ``b""`` means it closed its end."""
         if data:

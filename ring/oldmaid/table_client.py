@@ -4,9 +4,16 @@ One task owns the reading side, because the table may push ``game_over`` at
 any moment, including while a request waits for its reply. Requests from
 the peer's tasks are serialised by a lock: one request in flight, as the
 protocol demands. Reports of a verified game (protocol 14.6) are the one
-exception: ``post`` writes one without waiting for its reply, so it stays
+exception: ``post`` queues one without waiting for its reply, so it stays
 off the handoff's critical path; the table answers requests in the order
 they came, so every reply is matched to its request in that order.
+
+A queued report goes out with the next message to the table, in the same
+write and before it (so the table still hears everything in the order it
+happened), or at most ``REPORT_DELAY`` after it was queued. One write and
+one wakeup of the table for several reports: on a machine with fewer cores
+than players, a report written and read at once took the core the next
+handoff needed (``make bench-ring``: about 0.4 ms of a 1.2 ms handoff).
 """
 
 from __future__ import annotations
@@ -20,6 +27,11 @@ import trio
 from ring.oldmaid.messages import GameOver, Message, Reply
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
 from ring.transport import Connection
+
+# How long a report may wait for other messages to go out with (see the module's text).
+REPORT_DELAY = 0.05
+# What a write to the table raises when the table is gone or does not read.
+_SEND_FAILED = (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
 class TableError(Exception):
@@ -48,10 +60,26 @@ class TableClient:
         # arrival, so it cannot answer the next.
         self._awaited: collections.deque[_Awaited] = collections.deque()
         self.refused_reports: list[str] = []  # the table's errors to posted reports
+        self._reports: list[Message] = []  # posted, not written yet
+        self._reports_queued = trio.Event()  # set while _reports holds any
+        self._report_timeout = math.inf
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Read until the table closes; raises ``TableError`` if that is early."""
-        task_status.started()
+        """Read until the table closes; raises ``TableError`` if that is early. Meanwhile
+        writes the reports that no other message took along within ``REPORT_DELAY``."""
+        error: TableError | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._write_reports_later)
+            task_status.started()
+            try:
+                await self._read()
+            except TableError as exc:
+                error = exc
+            nursery.cancel_scope.cancel()
+        if error is not None:
+            raise error
+
+    async def _read(self) -> None:
         while True:
             try:
                 event = await self.connection.receive(timeout=math.inf)
@@ -89,23 +117,59 @@ class TableClient:
                 return awaited.reply
             raise TableError(f"no reply from the table to {awaited.name} within {timeout:g} s")
 
-    async def post(self, message: Message, *, timeout: float) -> None:
-        """Send a report without waiting for its reply (protocol 14.6); an error reply
-        is kept in ``refused_reports``."""
-        awaited = await self._send(message, timeout=timeout)
-        awaited.wanted = False
+    async def post(self, message: Message, *, timeout: float, at_once: bool = False) -> None:
+        """Queue a report, not waiting for its reply (protocol 14.6): it goes out with
+        the next message, or within ``REPORT_DELAY``; ``at_once``: now. An error reply is
+        kept in ``refused_reports``."""
+        self._reports.append(message)
+        self._report_timeout = timeout
+        self._reports_queued.set()
+        if at_once:
+            await self.write_reports()
+
+    async def write_reports(self) -> None:
+        """Write the queued reports now."""
+        async with self._send_lock:
+            await self._write(None, timeout=self._report_timeout)
+
+    async def _write_reports_later(self) -> None:
+        while True:
+            await self._reports_queued.wait()
+            await trio.sleep(REPORT_DELAY)
+            try:
+                await self.write_reports()
+            except _SEND_FAILED:
+                return  # the table is gone: the reader sees it close
 
     async def _send(self, message: Message, *, timeout: float) -> _Awaited:
-        name = type(message).__struct_config__.tag
-        assert isinstance(name, str)
         async with self._send_lock:
-            awaited = _Awaited(name)
-            self._awaited.append(awaited)
-            try:
-                await self.connection.send(message, timeout=timeout)
-            except BaseException:
-                # Not sent whole: the connection is broken, and no reply will come.
+            awaited = await self._write(message, timeout=timeout)
+        assert awaited is not None
+        return awaited
+
+    async def _write(self, message: Message | None, *, timeout: float) -> _Awaited | None:
+        """Write the queued reports, then ``message``, in one write (the send lock held).
+        Each takes its place in the queue of replies: the reports' are dropped on arrival."""
+        reports, self._reports = self._reports, []
+        if self._reports_queued.is_set():  # (an event never set is the one waited on)
+            self._reports_queued = trio.Event()
+        messages = [*reports, message] if message is not None else reports
+        if not messages:
+            return None
+        queued = [_Awaited(_name(sent), wanted=sent is not message) for sent in messages]
+        self._awaited.extend(queued)
+        try:
+            await self.connection.send_together(*messages, timeout=timeout)
+        except BaseException:
+            # Not sent whole: the connection is broken, and no reply will come.
+            for awaited in queued:
                 if awaited in self._awaited:
                     self._awaited.remove(awaited)
-                raise
-        return awaited
+            raise
+        return queued[-1] if message is not None else None
+
+
+def _name(message: Message) -> str:
+    name = type(message).__struct_config__.tag
+    assert isinstance(name, str)
+    return name

@@ -131,7 +131,8 @@ class TableSide:
         return await self._connected.request(message, timeout=wait)
 
     async def post(self, message: Message) -> None:
-        """A report sent without waiting for its reply (protocol 14.6; ``TableClient.post``)."""
+        """A report, not waiting for its reply: it goes with the next message to the table,
+        or within a moment (protocol 14.6; ``TableClient.post``)."""
         await self._connected.post(message, timeout=self._timeout)
 
     # -- the end of the game -------------------------------------------------------
@@ -165,7 +166,9 @@ class TableSide:
         return self.game_over.is_set()
 
     async def wait_for_verdict(self) -> None:
-        """Wait a moment (``ACCUSE_WAIT``) for the table to end a game on what we reported."""
+        """Wait a moment (``ACCUSE_WAIT``) for the table to end a game on what we reported
+        (written now, not with the next message)."""
+        await self._connected.write_reports()
         with trio.move_on_after(ACCUSE_WAIT):
             await self.game_over.wait()
 

@@ -8,9 +8,9 @@ import pytest
 import trio
 import trio.testing
 
-from ring.oldmaid.messages import Status, encode, ok
+from ring.oldmaid.messages import Gave, Status, encode, ok
 from ring.oldmaid.protocol import Link, Role
-from ring.oldmaid.table_client import TableClient, TableError
+from ring.oldmaid.table_client import REPORT_DELAY, TableClient, TableError
 from ring.transport import Connection
 
 TIMEOUT = 5.0
@@ -64,4 +64,47 @@ async def test_a_reply_that_comes_after_the_timeout_never_answers_the_next_reque
 
         nursery.start_soon(answer_second)
         assert (await client.request(Status(), timeout=TIMEOUT)).in_ == ["second"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_reports_go_out_with_the_next_request_in_one_write_and_before_it() -> None:
+    """Two reports and a request: one write, the reports first (the table hears everything
+    in the order it happened); the reports' replies answer no one."""
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    gave = [Gave(to="p2", seq=seq, mac="ab" * 16) for seq in (1, 2)]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client.run)
+        for report in gave:
+            await client.post(report, timeout=TIMEOUT)
+
+        async def table_side() -> None:
+            with trio.fail_after(TIMEOUT):
+                data = await table.receive_some(65536)
+            assert data == encode(gave[0]) + encode(gave[1]) + encode(Status())
+            await table.send_all(encode(ok()) + encode(ok()) + encode(ok(in_=["p1"], out=[])))
+
+        nursery.start_soon(table_side)
+        assert (await client.request(Status(), timeout=TIMEOUT)).in_ == ["p1"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_report_alone_goes_out_within_the_report_delay(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client.run)
+        posted = trio.current_time()
+        await client.post(Gave(to="p2", seq=1, mac="ab" * 16), timeout=TIMEOUT)
+        with trio.fail_after(TIMEOUT):
+            data = await table.receive_some(65536)
+        assert data == encode(Gave(to="p2", seq=1, mac="ab" * 16))
+        assert trio.current_time() - posted == pytest.approx(REPORT_DELAY)
+        # at_once: now (the peer then waits for the table's verdict on it)
+        posted = trio.current_time()
+        await client.post(Gave(to="p2", seq=2, mac="ab" * 16), timeout=TIMEOUT, at_once=True)
+        assert await table.receive_some(65536) == encode(Gave(to="p2", seq=2, mac="ab" * 16))
+        assert trio.current_time() == posted
         nursery.cancel_scope.cancel()

@@ -149,7 +149,11 @@ def _without_status(transcripts: dict[str, Any]) -> dict[str, Any]:
     the table reads first is chance too. So the Old Maid records are compared
     player by player (each player's messages and the referee's decisions about
     it, in order), and the game's own records apart: every draw, discard, out
-    and report must still be identical.
+    and report must still be identical. A player's game-over notice is kept
+    apart too: the table sends it when the last report comes, whoever's, so
+    whether it comes before or after the table's answer to a report of the
+    player's own that crossed it is chance as well (reports are batched,
+    ``ring.oldmaid.table_client``).
     """
 
     def kept(record: Any) -> bool:
@@ -163,7 +167,9 @@ def _without_status(transcripts: dict[str, Any]) -> dict[str, Any]:
         for record in records:
             if kept(record):
                 nick = record.get("nick") if isinstance(record, dict) else None
-                players.setdefault(str(nick), []).append(record)
+                message = record.get("msg") if isinstance(record, dict) else None
+                over = isinstance(message, dict) and message.get("cmd") == "game_over"
+                players.setdefault(f"{nick} game over" if over else str(nick), []).append(record)
         return players
 
     return {
