@@ -295,6 +295,9 @@ class Peer:
         phase = "draw" if isinstance(request, YourTurn) else "offer"
         reporting = self.links.reporting
         for seat in self.turns.seats_to_ask():
+            if seat in self.turns.said_out:  # it told us so before: out for good (7.7)
+                self.log.write("skip", over=self.turns.nick_of(seat), phase=phase, known=True)
+                continue
             asked = time.monotonic()
             to = self.turns.nick_of(seat)
             if isinstance(request, YourTurn):
@@ -305,6 +308,7 @@ class Peer:
             if self.turns.took(seat, request, reply):
                 return seat, asked, reply
             if reply is not GONE and reply is not SILENT:
+                self.turns.said_out.add(seat)
                 await self.suspicion.said_out(
                     seat, self._nursery, at_once=phase == "draw", ack=reply.ack
                 )

@@ -110,11 +110,10 @@ class PickExchanges:
         timeout = self._config.timeout
         card_num = self._turns.choose_pick(offer.num_cards)
         blame = functools.partial(self._table.offerer_fault, offer.sender)
-        # An offerer that reads a stream (6.2) takes the ok and the pick in one write: one
-        # wakeup fewer on each side of every handoff.
-        together = self._config.pick_with_ok or offer.stream
+        together = self._config.pick_with_ok  # ring check's hasty picker: one write
         if not together:
             await link.send(accepted)
+        if not offer.stream and not together:
             # It may read one message per recv: ok and pick must not arrive together.
             await trio.sleep(self.pick_pause())
         for _ in range(MAX_BAD_PICKS):
@@ -123,10 +122,7 @@ class PickExchanges:
             try:
                 if together:
                     await link.send_together(accepted, Pick(card_num=card_num))
-                    if self._config.pick_with_ok:  # ring check's framing case
-                        self._log.write(
-                            "ok_and_pick", stream=offer.stream, **{"from": offer.sender}
-                        )
+                    self._log.write("ok_and_pick", stream=offer.stream, **{"from": offer.sender})
                     together = False
                 else:
                     await link.send(Pick(card_num=card_num))

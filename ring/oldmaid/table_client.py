@@ -8,12 +8,14 @@ exception: ``post`` queues one without waiting for its reply, so it stays
 off the handoff's critical path; the table answers requests in the order
 they came, so every reply is matched to its request in that order.
 
-A queued report goes out with the next message to the table, in the same
-write and before it (so the table still hears everything in the order it
-happened), or at most ``REPORT_DELAY`` after it was queued. One write and
-one wakeup of the table for several reports: on a machine with fewer cores
-than players, a report written and read at once took the core the next
-handoff needed (``make bench-ring``: about 0.4 ms of a 1.2 ms handoff).
+A queued report goes out right before the next message to the table (so the
+table still hears everything in the order it happened), or at most
+``REPORT_DELAY`` after it was queued: a burst of writes, each message in its
+own (WIRE.md: a sender never puts two messages in one write), that the
+table reads in one wakeup, later than the handoff that made them. On a
+machine with fewer cores than players, a report written and read at once
+took the core the next handoff needed (``make bench-ring``: about 0.4 ms of
+a 1.2 ms handoff).
 """
 
 from __future__ import annotations
@@ -148,25 +150,24 @@ class TableClient:
         return awaited
 
     async def _write(self, message: Message | None, *, timeout: float) -> _Awaited | None:
-        """Write the queued reports, then ``message``, in one write (the send lock held).
-        Each takes its place in the queue of replies: the reports' are dropped on arrival."""
+        """Write the queued reports, then ``message``, each in its own write (the send lock
+        held). Each takes its place in the queue of replies: the reports' are dropped on
+        arrival."""
         reports, self._reports = self._reports, []
         if self._reports_queued.is_set():  # (an event never set is the one waited on)
             self._reports_queued = trio.Event()
-        messages = [*reports, message] if message is not None else reports
-        if not messages:
-            return None
-        queued = [_Awaited(_name(sent), wanted=sent is not message) for sent in messages]
-        self._awaited.extend(queued)
-        try:
-            await self.connection.send_together(*messages, timeout=timeout)
-        except BaseException:
-            # Not sent whole: the connection is broken, and no reply will come.
-            for awaited in queued:
+        awaited = None
+        for sent in [*reports, message] if message is not None else reports:
+            awaited = _Awaited(_name(sent), wanted=sent is message)
+            self._awaited.append(awaited)
+            try:
+                await self.connection.send(sent, timeout=timeout)
+            except BaseException:
+                # Not sent whole: the connection is broken, and no reply will come.
                 if awaited in self._awaited:
                     self._awaited.remove(awaited)
-            raise
-        return queued[-1] if message is not None else None
+                raise
+        return awaited if message is not None else None
 
 
 def _name(message: Message) -> str:

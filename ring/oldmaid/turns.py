@@ -139,6 +139,9 @@ class Turns:
         # could not be reached or closed its link) or "silent" (out by the
         # table, and did not answer).
         self.gone: dict[int, str] = {}
+        # Seats that answered us "out": being out is final (7.7), so they are skipped
+        # from then on without a word sent (a round trip less at every later handoff).
+        self.said_out: set[int] = set()
         self.thrown: set[Card] = set()  # the cards this peer discarded
         self.passes = 0  # offers of num_cards 0 this peer took the turn from
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from ring.events import read_events
 from scenarios import oldmaid_game, processes, verify
 
 pytestmark = pytest.mark.scenario
@@ -45,6 +47,26 @@ def test_default_seed_has_a_skip(default_game: oldmaid_game.ScenarioResult) -> N
     # shuffle or the peers' choices change.
     _assert_passed(default_game)
     assert default_game.summary is not None and default_game.summary.skips >= 1
+
+
+def test_a_seat_that_said_out_is_not_asked_again(
+    default_game: oldmaid_game.ScenarioResult,
+) -> None:
+    # Being out is final (protocol 7.7): each peer asks a seat that is out once, and
+    # skips it without a word from then on (its log says "known").
+    _assert_passed(default_game)
+    asked: Counter[tuple[str, str]] = Counter()
+    known = 0
+    for log in default_game.workdir.glob("p*.events.jsonl"):
+        for event in read_events(log):
+            if event.get("event") == "skip" and event.get("phase") == "offer":
+                if event.get("known"):
+                    known += 1
+                    assert asked[(log.name, event["over"])] == 1, event
+                else:
+                    asked[(log.name, event["over"])] += 1
+    assert max(asked.values()) == 1
+    assert known >= 1
 
 
 def test_a_seed_replays_the_same_game(
