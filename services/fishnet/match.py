@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 import trio
 
 from ring import match as ring_match
+from ring.flood import BadRun
 from ring.record import Held
 from ring.sansio import Closed
 from ring.transport import Connection
@@ -64,6 +65,7 @@ from services.fishnet.protocol import (
     Quit,
     Request,
     ServerMessage,
+    YourTurn,
     name_key,
 )
 from services.fishnet.referee import Referee
@@ -117,11 +119,29 @@ class Client:
     prelude: Held = field(default_factory=Held)  # for ring.match: its game's kept records
     # Where its records go once it is in a match: kept, then the game's record.
     log: Callable[..., None] = field(default=lambda **fields: None, repr=False)
+    # WIRE.md's flood rule (ring.flood): the errors it was sent in a row, the server's
+    # other lines (yourturn aside) starting the count again.
+    bad_run: BadRun = field(default_factory=BadRun)
+
+    def told(self, message: ServerMessage) -> None:
+        """A line is about to be written to it (its connection's send lock held): count an
+        error, or start again. Once its 100th bad line in a row has gone out, nothing more
+        does (``trio.ClosedResourceError``: the sender closes it)."""
+        if self.bad_run.reached:
+            raise trio.ClosedResourceError("closed after 100 bad lines in a row")
+        if isinstance(message, Error):
+            self.bad_run.bad()
+        elif not isinstance(message, YourTurn):
+            self.bad_run.good()
 
     async def send(self, message: ServerMessage, timeout: float) -> bool:
         if self.gone:
             return False
         if not await self.conn.send_or_close(message, timeout=timeout):
+            self.gone = True
+            return False
+        if self.bad_run.reached:  # its 100th bad line in a row, answered: it is closed
+            await self.conn.aclose()
             self.gone = True
             return False
         return True

@@ -158,8 +158,9 @@ class FishNetServer:
         host, port = conn.remote_address or ("?", None)
         peer = host if port is None else f"{host}:{port}"
         client = Client(next(self._numbers), peer, host, conn, link, assigned=seat)
-        if self.recording:  # spares the encoding when nobody reads it
-            conn.observer = functools.partial(self._observe, client)
+        # Every line in and out passes here, in the order written: it counts the errors
+        # (WIRE.md's flood rule, whichever task writes them), and records when asked.
+        conn.observer = functools.partial(self._observe, client)
         try:
             await self._converse(client)
         except Exception:
@@ -250,8 +251,8 @@ class FishNetServer:
             if isinstance(event, Closed | Quit):
                 return None
             reason = event.reason if isinstance(event, Invalid) else "play_first"
-            if not await self._send(client, Error(reason)):
-                return None
+            if not await self._send(client, Error(reason)) or client.bad_run.reached:
+                return None  # (WIRE.md: its 100th bad line in a row, answered, closes it)
 
     async def _read(self, client: Client, game: Match) -> None:
         """Answer bad lines at once; forward moves, the first quit and the close to the game."""
@@ -263,10 +264,17 @@ class FishNetServer:
                 await self._send(client, Error(exc.reason))
                 event = Closed()
             if isinstance(event, Invalid):
-                # WIRE.md: on the client's own turn, it is asked again.
-                if await self._send(client, Error(event.reason)) and client.link.client_has_turn:
-                    await self._send(client, YourTurn())
-                continue
+                # WIRE.md: on the client's own turn, it is asked again; its 100th bad
+                # line in a row, answered, closes it (as if it had left).
+                if not await self._send(client, Error(event.reason)):
+                    event = Closed()
+                elif client.bad_run.reached:
+                    await client.conn.aclose()
+                    event = Closed()
+                else:
+                    if client.link.client_has_turn:
+                        await self._send(client, YourTurn())
+                    continue
             if isinstance(event, Quit):
                 if quit_sent:
                     continue
@@ -282,6 +290,10 @@ class FishNetServer:
         return await client.conn.send_or_close(message)
 
     def _observe(self, client: Client, direction: str, message: Any) -> None:
+        if direction == "out":
+            client.told(message)  # raises once its 100th bad line in a row has gone out
+        if not self.recording:  # spares the encoding when nobody reads it
+            return
         if isinstance(message, Closed):
             record: dict[str, Any] = {"dir": "in", "closed": True}
         elif isinstance(message, Invalid):

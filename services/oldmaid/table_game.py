@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 import trio
 
+from ring.flood import BadRun
 from ring.oldmaid import proofs
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import (
@@ -73,6 +74,7 @@ class Client:
     answered: bool = False  # the join reply is written (or being written)
     closed: bool = False
     joined_at: float = 0.0  # when its join was accepted: the wait for the start counts from here
+    bad_run: BadRun = field(default_factory=BadRun)  # WIRE.md's flood rule (ring.flood)
 
 
 class Game:

@@ -177,7 +177,14 @@ class TableServer:
                 reply: Reply | None = error(event.reason)
             else:
                 reply = await self._answer(client, event)
+            flooded = False
+            if reply is not None and reply.result == "error":
+                flooded = client.bad_run.bad()
+            else:
+                client.bad_run.good()
             if reply is not None and not await client.conn.send_or_close(reply):
+                return
+            if flooded:  # WIRE.md: the 100th bad message in a row is answered, then closed
                 return
             if client.game is not None:
                 await client.game.announce_end()

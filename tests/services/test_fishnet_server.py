@@ -13,6 +13,7 @@ import trio
 import trio.testing
 
 from ring import transport
+from ring.flood import BAD_IN_A_ROW
 from ring.record import read_game
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
@@ -517,8 +518,8 @@ async def test_garbage_and_stalled_clients_never_disturb_another_game() -> None:
         calm = await play_bot_games(server, 1, "calm")
         assert calm == calm_alone
         assert await flood.rest() == ["error line_too_long"]
-        garbage_lines = [await garbage.line() for _ in range(300)]
-        assert garbage_lines == ["error unknown_command"] * 300
+        # WIRE.md's flood rule: the 100th bad line in a row is answered, then closed.
+        assert await garbage.rest() == ["error unknown_command"] * BAD_IN_A_ROW
         # The stalled game is still there, waiting on its player.
         assert len(server.games_running) == 2
         for client in (garbage, idle, stalled, mid_game):
