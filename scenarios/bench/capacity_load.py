@@ -47,6 +47,7 @@ from ring.oldmaid.messages import Join
 from ring.oldmaid.peer import Peer, PeerConfig
 from ring.oldmaid.table_client import TableClient
 from ring.serve import calm_garbage_collector
+from scenarios.bench.hostile_load import KINDS as HOSTILE_KINDS
 from scenarios.bench.hostile_load import hostile
 from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply
 from scenarios.bench.pingpong import MESSAGE, read_line
@@ -318,12 +319,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--think", type=float, default=0.0, help="mean seconds a bot thinks (default 0)"
     )
+    parser.add_argument(
+        "--kinds", default=",".join(HOSTILE_KINDS), help="hostile: which (hold,flood,dribble)"
+    )
     args = parser.parse_args(argv)
     # As the server does: the load's own collection pauses would be timed as the server's.
     calm_garbage_collector()
     if args.load == "hostile":
         targets = dict(_named_address(item) for item in args.address.split(","))
-        figures = trio.run(hostile, targets, args.duration)
+        figures = trio.run(hostile, targets, args.duration, tuple(args.kinds.split(",")))
     elif args.load == "viewers":
         figures = trio.run(viewers, cliargs.address(args.address), args.games, args.duration)
     else:

@@ -37,10 +37,14 @@ DRIBBLES = {
     "oldmaid": b'{"cmd":"join","nick":"dribbler","port":1',
 }
 DRIBBLE_PAUSE = 1.0
+KINDS = ("hold", "flood", "dribble")
 
 
-async def hostile(addresses: dict[str, tuple[str, int]], duration: float) -> LoadFigures:
-    """Holders, flooders and dribblers against every service until ``duration`` is over."""
+async def hostile(
+    addresses: dict[str, tuple[str, int]], duration: float, kinds: tuple[str, ...] = KINDS
+) -> LoadFigures:
+    """Holders, flooders and dribblers (those of ``kinds``) against every service until
+    ``duration`` is over."""
     opened = closed = 0
     start = time.perf_counter()
 
@@ -84,10 +88,11 @@ async def hostile(addresses: dict[str, tuple[str, int]], duration: float) -> Loa
 
     async with trio.open_nursery() as nursery:
         for name, address in addresses.items():
-            for _ in range(HOLD):
+            for _ in range(HOLD if "hold" in kinds else 0):
                 nursery.start_soon(attack, address, hold)
-            if name in FLOODS:
+            if name in FLOODS and "flood" in kinds:
                 nursery.start_soon(attack, address, flood(FLOODS[name]))
+            if name in DRIBBLES and "dribble" in kinds:
                 nursery.start_soon(attack, address, dribble(DRIBBLES[name]))
     found = LoadFigures("hostile", len(addresses), time.perf_counter() - start)
     found.games, found.failed = opened, closed  # connections opened, and closed by the server

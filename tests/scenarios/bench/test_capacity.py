@@ -23,8 +23,12 @@ def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path)
             "small", {"fishnet": 2, "reversi": 2, "notipping": 2, "oldmaid": 1}, hostile=True
         )
         phase = capacity.run_phase(plan, addresses, server, tmp_path, duration=0.2, seed=7)
+        # One hostile kind alone: the floods only, one a service that answers garbage.
+        floods = capacity.Plan("floods", {"oldmaid": 1}, hostile=True, kinds=("flood",))
+        flooded = capacity.run_phase(floods, addresses, server, tmp_path, duration=0.2, seed=7)
     finally:
         server.kill()
+    assert [f.games for f in flooded.figures if f.load == "hostile"] == [3]
     by_load = {f.load: f for f in phase.figures}
     assert set(by_load) == {"fishnet", "reversi", "notipping", "oldmaid", "hostile"}
     hostile = by_load.pop("hostile")
