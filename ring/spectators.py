@@ -133,30 +133,41 @@ class Spectators:
     def _record(self, key: GameKey, record: dict[str, Any]) -> None:
         ident = game_id(key)
         game = self.games.get(ident)
+        # What the lobby shows changes with a new game, its start, its end, or its cut;
+        # never with the record count alone (counting every record would flood the
+        # lobby). Told so, not found by comparing summaries: every record of every game
+        # passes here, in the game's own task.
+        changed = game is None
         if game is None:
             game = self.games[ident] = Game(ident, key.service, key.game)
-        before = game.summary()
         if len(game.records) < self.max_records:
             game.records.append(record)
-        else:
-            game.cut = True
+        elif not game.cut:
+            game.cut = changed = True
         event = record.get("event")
         if event == "start":
             game.state, game.wanted = "playing", None
             game.players = [str(player.get("name")) for player in record.get("players", [])]
+            changed = True
         elif event == "end":
             game.state = "over"
             game.reason = record.get("reason")
             game.winners = list(record.get("winners", []))
             game.losers = list(record.get("losers", []))
+            changed = True
             self._finished.append(ident)
             self._forget_old()
-        for viewer in list(self.viewers):
+        if not self.viewers:
+            return
+        summary: dict[str, Any] | None = None
+        for viewer in self.viewers:
             if viewer.watching == ident:
                 viewer.offer({"type": "record", "game": ident, "record": record})
-            elif viewer.watching is None and _changed(before, game.summary()):
-                viewer.offer({"type": "game", "game": game.summary()})
-        self.viewers = {viewer for viewer in self.viewers if not viewer.dropped}
+            elif viewer.watching is None and changed:
+                summary = summary or game.summary()
+                viewer.offer({"type": "game", "game": summary})
+        if any(viewer.dropped for viewer in self.viewers):
+            self.viewers = {viewer for viewer in self.viewers if not viewer.dropped}
 
     def _forming(self, key: GameKey, joined: list[str], wanted: int) -> None:
         """A game forms (its players so far), or stopped forming with nobody in it."""
@@ -212,11 +223,3 @@ class Spectators:
         finally:
             self.viewers.discard(viewer)
             viewer.close()
-
-
-def _changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    """Whether the lobby needs telling: anything but the record count changed, or the game
-    is new (a count of 1). Counting every record would flood the lobby."""
-    if after["records"] == 1:
-        return True
-    return any(before[k] != after[k] for k in after if k != "records")
