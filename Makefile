@@ -8,7 +8,12 @@ STAMP := $(VENV)/.installed
 .PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-stall bench-tournament \
 	fishnet-study oldclients-sweep fuzz clean
 
+# Our modules byte-compiled, each run (only what changed since): where
+# PYTHONDONTWRITEBYTECODE is set, as on this machine, every process of a test,
+# scenario or bench otherwise compiled them from source again (a ring peer
+# started in 0.48 s, 0.26 s with them compiled).
 setup: $(STAMP)
+	$(BIN)/python -m compileall -q ring services scenarios > /dev/null
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -88,3 +93,4 @@ fuzz: setup
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	find ring services scenarios tests -name __pycache__ -prune -exec rm -rf {} +
