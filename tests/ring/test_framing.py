@@ -158,3 +158,35 @@ def test_any_bytes_give_frames_garbage_or_our_error(data: bytes, cuts: list[int]
                     assert len(frame) <= 128
     except MessageTooLarge:
         pass
+
+
+# Bytes from JSON's own alphabet, newlines and escapes included, so that strings,
+# braces, escapes and lines cut off anywhere are common.
+json_ish = st.lists(
+    st.sampled_from([b"{", b"}", b'"', b"\\", b"\n", b"a", b":", b",", b"1", b" ", b"[", b"]"]),
+    max_size=80,
+).map(b"".join)
+
+
+def split_with(data: bytes, chunks: list[bytes]) -> list[bytes | Garbage] | str:
+    """What a splitter makes of ``chunks``: its frames and garbage, or that it refused."""
+    splitter = JsonObjectSplitter(max_size=64)
+    found: list[bytes | Garbage] = []
+    try:
+        for chunk in chunks:
+            splitter.feed(chunk)
+            found += drain(splitter)
+    except MessageTooLarge:
+        return "too large"
+    return found
+
+
+@given(data=json_ish, cuts=st.lists(st.integers(0, 100), max_size=6))
+def test_a_stream_splits_the_same_whole_cut_anywhere_or_byte_by_byte(
+    data: bytes, cuts: list[int]
+) -> None:
+    """Whole, a chunk's strings are skipped in one match; cut, they are read across the
+    cuts a byte at a time: both must find the same frames and garbage."""
+    whole = split_with(data, [data])
+    assert split_with(data, chunked(data, cuts)) == whole
+    assert split_with(data, [data[i : i + 1] for i in range(len(data))]) == whole
