@@ -65,6 +65,12 @@ def offer_mac(
     return _mac(secret, f"offer|{seq}|{sender}|{to}|{num_cards}|{','.join(hashes)}")
 
 
+def pick_mac(secret: str, *, picker: str, offerer: str, seq: int, card_num: int) -> str:
+    """The picker's HMAC of one pick from offer ``seq``: only the picker can write it, so
+    two different ones from one offer prove that it picked twice."""
+    return _mac(secret, f"pick|{picker}|{offerer}|{seq}|{card_num}")
+
+
 def ack_mac(secret: str, offer_mac_text: str) -> str:
     """The receiver's HMAC of the offer's ``mac``: "I took this offer"."""
     return _mac(secret, f"ack|{offer_mac_text}")

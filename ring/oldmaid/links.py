@@ -360,6 +360,7 @@ class Links(PickExchanges):
                 f"picked twice from one offer of {self._turns.nick}'s (card_num "
                 f"{event.pick.card_num} after the card was given)",
                 card_num=event.pick.card_num,
+                **self.reporting.second_pick(nick, event.pick),
             )
         raise fault(nick, f"sent {event!r} instead of a reply")
 

@@ -98,6 +98,9 @@ class Offer(Message, tag="offer"):
 
 class Pick(Message, tag="pick"):
     card_num: int
+    # A verified game's picker signs its pick (protocol 14.6): two different signed
+    # picks from one offer prove a second pick.
+    mac: Hex | None = None
 
 
 class LeftWithTurn(Message, tag="left_with_turn"):

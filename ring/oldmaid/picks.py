@@ -72,6 +72,7 @@ class PickExchanges:
                     self._log.write("bad_pick", by=nick, card_num=event.card_num, num_cards=offered)
                     continue
                 assert reply.card is not None
+                self.reporting.served(nick, event)
                 self._log.write(
                     "gave",
                     to=nick,
@@ -120,12 +121,13 @@ class PickExchanges:
             # We accepted the offer, so the turn is ours once the card comes:
             # if it never does, nobody else will notice, so this is the end.
             try:
+                pick = self.reporting.sign(Pick(card_num=card_num), offer)
                 if together:
-                    await link.send_together(accepted, Pick(card_num=card_num))
+                    await link.send_together(accepted, pick)
                     self._log.write("ok_and_pick", stream=offer.stream, **{"from": offer.sender})
                     together = False
                 else:
-                    await link.send(Pick(card_num=card_num))
+                    await link.send(pick)
                 asked = trio.current_time()
                 event = await link.receive()
                 if not offer.stream:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Gave, Offer, Received, Reply, YourTurn
+from ring.oldmaid.messages import Gave, Offer, Pick, Received, Reply, YourTurn
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import PeerError, Turns, accusation, wire
 
@@ -37,6 +37,9 @@ class Reporting:
         self._secret = ""
         self.held_seq = 0  # the exchange that gave us the turn (0: we drew the last card)
         self._commitments: dict[str, exchanges.Commitment] = {}  # by receiver, this turn
+        # The pick we served last to each receiver: (seq, card_num, mac), for the
+        # evidence of a second pick (protocol 14.6).
+        self._served: dict[str, tuple[int, int, str | None]] = {}
 
     def take(self, secret: str | None, report: bool | None) -> None:
         """The join reply's ``secret`` and ``report`` (protocol 5.1)."""
@@ -78,6 +81,37 @@ class Reporting:
         if not self.on or commitment is None or not 0 <= position < len(commitment.salts):
             return None
         return commitment.salt_of(position)
+
+    def served(self, to: str, pick: Pick) -> None:
+        """We gave ``to`` the card of ``pick``: kept, should it pick again."""
+        commitment = self._commitments.get(to)
+        if self.on and commitment is not None:
+            self._served[to] = (commitment.seq, pick.card_num, pick.mac)
+
+    def second_pick(self, by: str, again: Pick) -> dict[str, object]:
+        """The evidence of a second pick from our offer to ``by``: both picks with their
+        macs, where both are signed and differ (only the picker can have written them);
+        else nothing, and the table has only our word."""
+        first = self._served.get(by)
+        if not self.on or first is None or again.mac is None or first[2] is None:
+            return {}
+        seq, card_num, mac = first
+        if card_num == again.card_num:
+            return {}  # the same pick twice proves nothing: we could have copied it
+        return {"seq": seq, "picks": [[card_num, mac], [again.card_num, again.mac]]}
+
+    def sign(self, pick: Pick, offer: Offer) -> Pick:
+        """Our pick from ``offer``, signed in a verified game."""
+        if not self.on or offer.seq is None or not offer.sender:
+            return pick
+        mac = exchanges.pick_mac(
+            self._secret,
+            picker=self._turns.nick,
+            offerer=offer.sender,
+            seq=offer.seq,
+            card_num=pick.card_num,
+        )
+        return Pick(card_num=pick.card_num, mac=mac)
 
     async def gave(self, to: str, taken: Reply) -> None:
         """Report that ``to`` took our offer (its ``ok`` was ``taken``)."""

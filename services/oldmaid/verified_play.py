@@ -81,9 +81,11 @@ class VerifiedPlay:
 
         ``wrong_card`` (the picker refused a card that does not open the
         commitment it picked from), ``false_out`` (an ``out`` with the asked
-        player's ack, from a player the table has not counted out) and a turn
-        whose mac shows who wrote it can be proved; anything else is the
-        accuser's word, which the referee takes without naming anyone.
+        player's ack, from a player the table has not counted out),
+        ``second_pick`` (two different picks from one offer, each with the
+        picker's mac) and a turn whose mac shows who wrote it can be proved;
+        anything else is the accuser's word, which the referee takes without
+        naming anyone.
         """
         accused = request.accused
         evidence = dict(request.evidence)
@@ -100,11 +102,44 @@ class VerifiedPlay:
                     "table has not counted it out",
                     accused,
                 )
+        if request.rule == "second_pick" and accused in self._secrets:
+            lie = self._second_pick(accuser, accused, evidence)
+            if lie is not None:
+                return lie
         if request.rule in ("not_neighbour", "impersonation") and "mac" in evidence:
             lie = self._forged_turn(accuser, request.rule, evidence)
             if lie is not None:
                 return lie
         return None
+
+    def _second_pick(
+        self, accuser: str, accused: str, evidence: dict[str, Any]
+    ) -> ledger.Lie | None:
+        """Two different picks from one offer of ``accuser``'s, each signed by
+        ``accused``: only its secret writes those macs, so it picked twice."""
+        seq, picks = evidence.get("seq"), evidence.get("picks")
+        if not isinstance(seq, int) or not isinstance(picks, list) or len(picks) != 2:
+            return None
+        signed = set()
+        for pick in picks:
+            if not (isinstance(pick, list) and len(pick) == 2 and isinstance(pick[0], int)):
+                return None
+            card_num, mac = pick
+            expected = exchanges.pick_mac(
+                self._secrets[accused], picker=accused, offerer=accuser, seq=seq,
+                card_num=card_num,
+            )  # fmt: skip
+            if not isinstance(mac, str) or not exchanges.same(mac, expected):
+                return None
+            signed.add(card_num)
+        if len(signed) != 2:
+            return None
+        return ledger.Lie(
+            "second_pick",
+            f"{accused} picked twice from {accuser}'s offer {seq} (card_num "
+            f"{' and '.join(str(pick[0]) for pick in picks)}; its macs say so)",
+            accused,
+        )
 
     def _forged_turn(self, accuser: str, rule: str, evidence: dict[str, Any]) -> ledger.Lie | None:
         """Who wrote a turn that reached ``accuser``, told by its mac: only its author's

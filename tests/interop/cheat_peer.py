@@ -336,7 +336,9 @@ class Cheat(verified_student.VerifiedPeer):
         card = super().pick_from(conn, num)
         if self.attack == "double-pick" and num > 1 and self.once("double"):
             self.strike("picking again from the same offer")
-            conn.send({"cmd": "pick", "card_num": 0})  # and never reads the answer
+            first = self.last_pick[0]
+            # another card than the first, signed as every pick of ours (a verified game)
+            conn.send(self.pick_message(0 if first != 0 else 1))  # and never reads the answer
         return card
 
     def on_offer(self, conn, msg):

@@ -84,6 +84,8 @@ CAUGHT_VERIFIED = {
     "give-unheld": ("wrong_card", "card_not_held"),
     "give-same-twice": ("wrong_card", "card_not_held"),
     "give-discarded": ("wrong_card", "card_not_held"),
+    # Two different picks, each signed by the picker (protocol 14.6).
+    "double-pick": ("second_pick",),
     "discard-half": ("dealt_to_another", "not_held"),
     "discard-unheld": ("not_held",),
     "keep-turn": ("kept_turn",),

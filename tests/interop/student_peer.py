@@ -672,6 +672,10 @@ class Peer:
                 self.leave()  # the picker holds the turn now, not us
             return
 
+    def pick_message(self, k):
+        """The pick of card ``k`` (a verified client signs it)."""
+        return {"cmd": "pick", "card_num": k}
+
     def pick_from(self, conn, num):
         """Pick from an accepted offer of num > 0 cards; the card we got."""
         for _ in range(MAX_BAD_PICKS):
@@ -679,7 +683,7 @@ class Peer:
             self.stats["picks_total"] += 1
             if k == num:
                 self.stats["picks_at_n"] += 1
-            conn.send({"cmd": "pick", "card_num": k})
+            conn.send(self.pick_message(k))
             try:
                 rep = conn.recv_reply(time.monotonic() + REPLY_TIMEOUT)
             except ReplyTimeout:

@@ -162,6 +162,7 @@ class VerifiedPeer(student_peer.Peer):
         }
         card = None
         if num > 0:
+            self.picking_from = msg  # the offer our picks sign (pick_message)
             card = self.pick_from(conn, num)
             k, rep = self.last_pick
             position = num - 1 if k == num else k
@@ -176,6 +177,13 @@ class VerifiedPeer(student_peer.Peer):
         if card is not None:
             self.take_card(canon_card(list(card)))
         self.holding_turn()
+
+    def pick_message(self, k):
+        offer = getattr(self, "picking_from", None)
+        if not self.reporting or offer is None:
+            return super().pick_message(k)
+        text = f"pick|{self.nick}|{offer['from']}|{offer['seq']}|{k}"
+        return {"cmd": "pick", "card_num": k, "mac": hexmac(self.secret, text)}
 
     def receipt_card(self, card):
         """The card our ``received`` report says we got."""

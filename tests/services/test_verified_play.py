@@ -1,0 +1,62 @@
+"""What an ``accuse`` proves in a verified game (``services.oldmaid.verified_play``): a
+second pick, by two different picks from one offer, each signed by the picker."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ring.oldmaid import exchanges, proofs
+from ring.oldmaid.messages import Accuse, Offer, Pick
+from ring.oldmaid.reporting import Reporting
+from ring.oldmaid.turns import Turns
+from services.oldmaid.verified_play import VerifiedPlay
+
+KEY = proofs.game_key(7)
+SEATS = ["ann", "bob", "cy"]
+
+
+def signed(picker: str, offerer: str, seq: int, card_num: int) -> list[Any]:
+    secret = proofs.secret_for(KEY, picker)
+    mac = exchanges.pick_mac(secret, picker=picker, offerer=offerer, seq=seq, card_num=card_num)
+    return [card_num, mac]
+
+
+def accuse(evidence: dict[str, Any]) -> Any:
+    play = VerifiedPlay(SEATS, KEY)
+    request = Accuse(rule="second_pick", accused="bob", evidence=evidence)
+    return play.accusation("ann", request, out=[])
+
+
+def test_two_different_picks_signed_by_the_picker_name_it() -> None:
+    lie = accuse({"seq": 4, "picks": [signed("bob", "ann", 4, 2), signed("bob", "ann", 4, 0)]})
+    assert lie is not None and (lie.rule, lie.culprit) == ("second_pick", "bob")
+
+
+def test_anything_less_is_only_the_accusers_word() -> None:
+    good = signed("bob", "ann", 4, 2)
+    for picks in (
+        [good, good],  # the same pick twice: the accuser could have copied it
+        [good, signed("ann", "ann", 4, 0)],  # a mac the accuser wrote itself
+        [good, signed("bob", "ann", 5, 0)],  # signed for another offer
+        [good, signed("bob", "cy", 4, 0)],  # a pick from someone else's offer
+        [good, [0, "00" * 16]],
+        [good],
+    ):
+        assert accuse({"seq": 4, "picks": picks}) is None, picks
+    assert accuse({"seq": "4", "picks": [good, signed("bob", "ann", 4, 0)]}) is None
+    assert accuse({}) is None
+
+
+def test_ring_peers_picks_are_signed_as_the_table_checks() -> None:
+    """A ``ring peer`` picking in a verified game signs each pick (``Reporting.sign``):
+    two of its picks from one offer are the proof above."""
+    reporting = Reporting(Turns("bob", random.Random(1)), table=None)  # type: ignore[arg-type]
+    reporting.take(proofs.secret_for(KEY, "bob"), report=True)
+    offer = Offer(num_cards=3, sender="ann", seq=4, hashes=["ab" * 16] * 3, mac="cd" * 16)
+    picks = [reporting.sign(Pick(card_num=n), offer) for n in (2, 0)]
+    lie = accuse({"seq": 4, "picks": [[pick.card_num, pick.mac] for pick in picks]})
+    assert lie is not None and lie.culprit == "bob"
+    # In a game that does not report its exchanges, a pick goes unsigned, as ever.
+    reporting.take(None, report=False)
+    assert reporting.sign(Pick(card_num=2), offer).mac is None
