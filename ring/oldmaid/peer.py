@@ -148,6 +148,9 @@ class Peer:
             self._turns_in.send_nowait(Turn.DRAW)
 
         await self._take_turns()
+        # The game is decided, or ours is: the table holds its end for the last
+        # exchange's reports, so ours go now, not after the usual delay.
+        await self.table.write_reports()
         if not self.turns.lost:
             # Keep the ring going a moment after the table's notice: out
             # players go on answering "out", and a turn already on its way

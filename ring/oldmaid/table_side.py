@@ -13,6 +13,7 @@ so the failures that any connection or wait of the peer may raise
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, NoReturn
 
 import trio
@@ -164,6 +165,13 @@ class TableSide:
         with trio.move_on_after(TABLE_GRACE):
             await self.game_over.wait()
         return self.game_over.is_set()
+
+    async def write_reports(self) -> None:
+        """Write the queued reports now (the table may be holding a decided game for
+        them); nothing if the table is gone."""
+        if self.client is not None:
+            with contextlib.suppress(*NETWORK_ERRORS):
+                await self.client.write_reports()
 
     async def wait_for_verdict(self) -> None:
         """Wait a moment (``ACCUSE_WAIT``) for the table to end a game on what we reported
