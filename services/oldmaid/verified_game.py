@@ -24,8 +24,9 @@ from services.oldmaid.verified_play import VerifiedPlay, abort_reason
 # timeout) ends naming who it waits for; honest players report within
 # milliseconds.
 REPORT_TIMEOUT = 5.0
-# A verified game decided while a report is still on its way waits this long for it.
-REPORT_GRACE = 1.0
+# A verified game decided while a report is still on its way waits this long for it
+# (honest reports come within milliseconds; a loaded machine may hold one back a while).
+REPORT_GRACE = 3.0
 
 
 class VerifiedGame:
