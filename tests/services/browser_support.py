@@ -1,8 +1,8 @@
 """What the browser tests share: Chromium and its driver (the distribution's), one real
 ``ring serve --web`` a module, and the waits, all bounded.
 
-``CHROMIUM``/``DRIVER`` are None where they are missing; each test module then skips,
-with one line saying how to install them (``.ci/run`` does).
+Where Chromium or its driver is missing, importing this skips the test module that
+imports it, with one line saying how to install them (``.ci/run`` does).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from tests.services.ring_serve_process import ring_serve
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 NO_CHROMIUM = "no Chromium: apt-get install chromium chromium-driver (as .ci/run does)"
+if CHROMIUM is None or DRIVER is None:
+    pytest.skip(NO_CHROMIUM, allow_module_level=True)
 WAIT = 30.0
 
 

@@ -2,8 +2,9 @@
 Selenium, watching a real ``ring serve --web`` while real peers and bots play: the Old
 Maid ring, Reversi's board and clock, FishNet, a hostile name.
 
-Skipped, with one line saying how to install it, where Chromium is missing (``.ci/run``
-installs it). A screenshot of each view is saved in the test's folder.
+Skipped, with one line saying how to install it, where Chromium is missing
+(``browser_support``; ``.ci/run`` installs it). A screenshot of each view is saved in
+the test's folder.
 """
 
 from __future__ import annotations
@@ -15,12 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
-from tests.services.browser_support import CHROMIUM, DRIVER, NO_CHROMIUM
-
-if CHROMIUM is None or DRIVER is None:
-    pytest.skip(NO_CHROMIUM, allow_module_level=True)
-
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
