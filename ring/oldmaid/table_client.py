@@ -28,12 +28,10 @@ import trio
 
 from ring.oldmaid.messages import GameOver, Message, Reply
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
-from ring.transport import Connection
+from ring.transport import SEND_FAILED, Connection
 
 # How long a report may wait for other messages to go out with (see the module's text).
 REPORT_DELAY = 0.05
-# What a write to the table raises when the table is gone or does not read.
-_SEND_FAILED = (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
 class TableError(Exception):
@@ -140,7 +138,7 @@ class TableClient:
             await trio.sleep(REPORT_DELAY)
             try:
                 await self.write_reports()
-            except _SEND_FAILED:
+            except SEND_FAILED:
                 return  # the table is gone: the reader sees it close
 
     async def _send(self, message: Message, *, timeout: float) -> _Awaited:
