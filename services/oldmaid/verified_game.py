@@ -127,7 +127,11 @@ class VerifiedGame:
         """Announce once the ledger has checked every report (the last exchange's are
         normally a moment away), or, after ``REPORT_GRACE``, end naming who it waits for."""
         with trio.move_on_after(REPORT_GRACE):
-            await self._idle.wait()
+            # Woken by the ledger going idle, it may wait again already: a report that
+            # completed one exchange may be followed at once by the first report of the
+            # next (the other side's is a moment away). So wait while it waits.
+            while self.play.ledger.waiting:
+                await self._idle.wait()
         if self.play.ledger.waiting and self._referee.state is GameState.OVER:
             lie = self.play.stalled()
             reason = f"the game ended with a report missing: {abort_reason(lie)}"
