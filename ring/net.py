@@ -26,6 +26,14 @@ REFUSAL_TIMEOUT = 2.0  # the whole refusal, shielded: the read and the answer
 # Refusals under way at once; beyond them a refused newcomer is closed at once,
 # so a flood of connections cannot hold a descriptor each while it is refused.
 MAX_REFUSING = 32
+# Where a program on the server's own machine connects from unless it picks an
+# address: benches and scenarios open hundreds of connections from them, so the
+# per-address cap leaves them alone. Any other address counts as a machine of
+# its own, the rest of 127.0.0.0/8 included: a program must choose such a source
+# on purpose, as the capacity bench's hostile clients do (127.0.0.2) to stand
+# for one student's machine on a LAN. (Until 2026-11-26 all of 127.0.0.0/8 was
+# exempt, and those 1,200 held connections were never capped.)
+LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1"})
 
 
 class Refusal(enum.Enum):
@@ -83,9 +91,10 @@ async def serve(
 
     ``await nursery.start(serve, ...)`` returns the bound (host, port) once
     the socket listens. At most ``max_connections`` are open at once, and at
-    most ``max_per_address`` from one address (None or 0: no such cap;
-    loopback addresses are exempt unless ``exempt_loopback`` is False, since
-    benches and scenarios run every client from 127.0.0.1). A newcomer at a
+    most ``max_per_address`` from one address (None or 0: no such cap; the
+    machine's own 127.0.0.1 and ::1 are exempt unless ``exempt_loopback`` is
+    False, since benches and scenarios run every client from there;
+    ``LOCAL_ADDRESSES``). A newcomer at a
     cap makes room by closing the oldest connection that has not yet proved
     itself (``mark_established``): of its own address at the per-address
     cap, of any address at the global one. If there is none, the newcomer is
@@ -110,7 +119,7 @@ async def serve(
         return True
 
     def make_room(address: str | None) -> Refusal | None:
-        exempt = address is None or (exempt_loopback and _is_loopback(address))
+        exempt = address is None or (exempt_loopback and _is_local(address))
         if max_per_address and not exempt:
             mine = [slot for slot in slots if slot.address == address]
             if len(mine) >= max_per_address and not evict_first_unproven(mine):
@@ -162,9 +171,10 @@ def _peer_ip(stream: trio.SocketStream) -> str | None:
         return None
 
 
-def _is_loopback(address: str) -> bool:
+def _is_local(address: str) -> bool:
+    """Whether ``address`` is where this machine's own programs connect from by default."""
     try:
-        return ipaddress.ip_address(address).is_loopback
+        return str(ipaddress.ip_address(address)) in LOCAL_ADDRESSES
     except ValueError:
         return False
 

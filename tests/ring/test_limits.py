@@ -3,8 +3,8 @@
 A flood of idle connections, to the table or to one peer, must not stop a
 game: ``ring.net.serve`` makes room at its cap by closing the oldest
 connection that has not yet sent anything valid, never one that has. One
-address may hold only so many connections (loopback excepted; the tests turn
-that exemption off, and dial from 127.0.0.2 for a second address). Every
+address may hold only so many connections (127.0.0.1 and ::1 excepted; the
+tests turn that exemption off, and dial from 127.0.0.2 for a second address). Every
 wait here has a bound; nothing sleeps to let something happen.
 """
 
@@ -316,7 +316,7 @@ async def test_the_global_cap_refuses_with_its_own_reason_once_every_connection_
 @pytest.mark.parametrize(
     "caps",
     [
-        {"max_per_address": 1},  # loopback is exempt by default
+        {"max_per_address": 1},  # 127.0.0.1 is exempt by default
         {"max_per_address": 0, "exempt_loopback": False},
         {"max_per_address": None, "exempt_loopback": False},
     ],
@@ -333,10 +333,31 @@ async def test_no_per_address_cap_for_loopback_or_when_off(caps: dict[str, Any])
         nursery.cancel_scope.cancel()
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1", "127.1.2.3", "::1"])
-def test_every_loopback_address_is_exempt(address: str) -> None:
-    assert net._is_loopback(address)
-    assert not net._is_loopback("192.168.1.20") and not net._is_loopback("not an address")
+@pytest.mark.parametrize("address", ["127.0.0.1", "::1", "0:0::1"])
+def test_the_machines_own_addresses_are_exempt(address: str) -> None:
+    assert net._is_local(address)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.2", "127.0.1.1", "192.168.1.20", "not an address"])
+def test_every_other_address_is_capped_loopback_or_not(address: str) -> None:
+    assert not net._is_local(address)
+
+
+async def test_one_other_loopback_address_meets_the_cap_by_default() -> None:
+    # The capacity bench's hostile clients come from 127.0.0.2: as from a machine of its own.
+    echoes = Echoes()
+    async with trio.open_nursery() as nursery:
+        port = await echoes.start(nursery, max_connections=10, max_per_address=1)
+        local = [await echoes.connect(port) for _ in range(2)]  # 127.0.0.1: not capped
+        first = await echoes.connect(port, "127.0.0.2")
+        assert await _echo(first, b"x") == b"x"
+        second = await _connect(port, "127.0.0.2")  # the first spoke: it cannot make room
+        assert await _told(second) == Refusal.ADDRESS_FULL.value.encode()
+        assert echoes.refusals == [Refusal.ADDRESS_FULL]
+        for i, stream in enumerate(local):
+            assert await _echo(stream, b"%d" % i) == b"%d" % i
+        await _close_all([*local, first, second])
+        nursery.cancel_scope.cancel()
 
 
 async def test_refusals_under_way_are_capped_and_the_rest_closed_at_once() -> None:
@@ -357,10 +378,8 @@ async def test_refusals_under_way_are_capped_and_the_rest_closed_at_once() -> No
         nursery.cancel_scope.cancel()
 
 
-async def test_ring_serve_gives_its_per_address_cap_to_every_service(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(net, "_is_loopback", lambda address: False)
+async def test_ring_serve_gives_its_per_address_cap_to_every_service() -> None:
+    # From 127.0.0.2, which counts as a machine of its own (127.0.0.1 would be exempt).
     # The game services: the live page (a companion) is hypercorn's listener, capped by
     # its viewers (docs/web.md), not ring.net's.
     services = [service for service in declared_services() if not service.companion]
@@ -371,8 +390,8 @@ async def test_ring_serve_gives_its_per_address_cap_to_every_service(
     async with trio.open_nursery() as nursery:
         addresses = await nursery.start(serve_all, chosen)
         for name in names:
-            first = await _connect(addresses[name][1])
-            second = await _connect(addresses[name][1])
+            first = await _connect(addresses[name][1], "127.0.0.2")
+            second = await _connect(addresses[name][1], "127.0.0.2")
             # One connection from this address at a time: the silent first makes room.
             assert await _closed_by_server(first), name
             assert await _still_open(second), name
