@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-stall bench-tournament \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament \
 	fishnet-study oldclients-sweep fuzz clean
 
 # Our modules byte-compiled, each run (only what changed since): where
@@ -62,6 +62,11 @@ bench-notipping: setup
 # class's pace, with and without hostile clients (~5 min).
 bench-capacity: setup
 	$(BIN)/python -m scenarios.bench --part capacity
+
+# What each hostile kind costs a class's games at a class's pace, each kind
+# against the same round's honest phase, rounds rotated (~4 min).
+bench-fairness: setup
+	$(BIN)/python -m scenarios.bench --part fairness
 
 # The Old Maid table's status replies, every 10 ms, alone and while smarx
 # searches for always-pass FishNet clients in the same ring serve (~1 min).

@@ -157,8 +157,8 @@ def format_phase(phase: Phase, rtt: float) -> list[str]:
             continue
         if f.load == "hostile":
             lines.append(
-                f"  hostile   from 127.0.0.2: {f.games} connections held, flooding or "
-                f"dribbling; {f.failed} of them closed by the server"
+                f"  hostile   {f.games} connections opened (held, flooding or dribbling); "
+                f"{f.failed} of them closed by the server"
             )
             continue
         at_once = f.busy / f.duration if f.duration else 0.0
@@ -244,6 +244,12 @@ def bench(duration: float, seed: int, only: str | None = None) -> int:
     finally:
         for child in (server, echo):
             child.kill()
+    return finish(server, workdir, status)
+
+
+def finish(server: ChildProcess, workdir: Path, status: int) -> int:
+    """A bench's exit status once its server is gone (1 also if the server wrote a
+    traceback); its logs are kept when something failed, else removed."""
     if server.stderr and any("Traceback" in line for line in server.stderr):
         print("the server wrote a traceback:", *server.stderr[-10:], sep="\n  ")
         status = 1

@@ -320,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--think", type=float, default=0.0, help="mean seconds a bot thinks (default 0)"
     )
     parser.add_argument(
-        "--kinds", default=",".join(HOSTILE_KINDS), help="hostile: which (hold,flood,dribble)"
+        "--kinds", default=",".join(HOSTILE_KINDS), help="hostile: which (hold,flood,dribble,crowd)"
     )
     args = parser.parse_args(argv)
     # As the server does: the load's own collection pauses would be timed as the server's.

@@ -1,13 +1,20 @@
 """The capacity bench's hostile clients: held, flooded and dribbled connections.
 
 ``python -m scenarios.bench.capacity_load hostile NAME=HOST:PORT,...`` runs
-``hostile``: from 127.0.0.2, for the length of the run, it holds HOLD
+``hostile``: from 127.0.0.2, for the length of the run, it opens HOLD
 connections to every service given that say nothing, floods the services
 that answer garbage before seating anyone (FishNet, No Tipping, the Old Maid
 table) with it without ever reading, and dribbles a message that never ends
 into the same services a byte a second. Reversi gets only the held
 connections: any name is a player there, so a dribbled name would take an
 honest player's seat.
+
+127.0.0.2 stands for one student's machine on a LAN: the servers' per-address
+cap (16 by default, docs/services.md) holds for it, so most of its silent
+connections are closed to make room for its later ones. ``crowd`` (not one of
+the hostile KINDS) is the other case: HOLD silent connections to every
+service, each from an address of its own (127.0.2.1, 127.0.2.2, ...), as a
+class of that many machines would open, which no per-address cap bounds.
 
 It times nothing: the honest loads beside it measure what it costs them. Its
 figures count the connections opened and those the server closed.
@@ -38,6 +45,12 @@ DRIBBLES = {
 }
 DRIBBLE_PAUSE = 1.0
 KINDS = ("hold", "flood", "dribble")
+CROWD = "crowd"
+
+
+def crowd_address(number: int) -> str:
+    """The ``number``th address of the crowd, from 127.0.2.1: 250 an octet, no .0 or .255."""
+    return f"127.0.{2 + number // 250}.{1 + number % 250}"
 
 
 async def hostile(
@@ -49,13 +62,16 @@ async def hostile(
     start = time.perf_counter()
 
     async def attack(
-        address: tuple[str, int], behave: Callable[[trio.SocketStream], Awaitable[None]]
+        address: tuple[str, int],
+        behave: Callable[[trio.SocketStream], Awaitable[None]],
+        source: str = ATTACKER,
     ) -> None:
-        """One connection from ATTACKER doing ``behave`` until the server ends it or time is up."""
+        """One connection from ``source`` doing ``behave`` until the server ends it or time
+        is up."""
         nonlocal opened, closed
         try:
             with trio.fail_after(CONNECT_TIMEOUT):
-                stream = await trio.open_tcp_stream(*address, local_address=ATTACKER)
+                stream = await trio.open_tcp_stream(*address, local_address=source)
         except (OSError, trio.TooSlowError):
             return
         opened += 1
@@ -90,6 +106,8 @@ async def hostile(
         for name, address in addresses.items():
             for _ in range(HOLD if "hold" in kinds else 0):
                 nursery.start_soon(attack, address, hold)
+            for number in range(HOLD if CROWD in kinds else 0):
+                nursery.start_soon(attack, address, hold, crowd_address(number))
             if name in FLOODS and "flood" in kinds:
                 nursery.start_soon(attack, address, flood(FLOODS[name]))
             if name in DRIBBLES and "dribble" in kinds:

@@ -138,7 +138,7 @@ def measure(round_trips: int = 2000, warmup: int = 200, timeout: float = 30) -> 
             text=True,
         )
         processes.append(server)
-        address = _first_line(server, deadline - time.monotonic())
+        address = first_line(server, deadline - time.monotonic(), "the echo server")
         if not address.startswith("pingpong listening on "):
             raise RuntimeError(f"the echo server printed {address!r}")
         client = subprocess.Popen(
@@ -169,8 +169,8 @@ def measure(round_trips: int = 2000, warmup: int = 200, timeout: float = 30) -> 
                 process.stdout.close()
 
 
-def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
-    """The process's first stdout line, read in a thread so the wait can time out."""
+def first_line(process: subprocess.Popen[str], timeout: float, name: str) -> str:
+    """The process's next stdout line, read in a thread so the wait can time out."""
     lines: queue.Queue[str] = queue.Queue()
     assert process.stdout is not None
     stdout = process.stdout
@@ -178,7 +178,7 @@ def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
     try:
         return lines.get(timeout=max(timeout, 0.0)).strip()
     except queue.Empty:
-        raise RuntimeError(f"the echo server said nothing within {timeout:.1f} s") from None
+        raise RuntimeError(f"{name} said nothing within {timeout:.1f} s") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,12 +7,13 @@ beside them, and every game must end and every load must have timed replies.
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
 import pytest
 
 from scenarios.bench import capacity
-from scenarios.bench.hostile_load import HOLD
+from scenarios.bench.hostile_load import CROWD, HOLD, crowd_address
 from scenarios.bench.load_figures import Recorder, Relay
 
 
@@ -26,9 +27,14 @@ def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path)
         # One hostile kind alone: the floods only, one a service that answers garbage.
         floods = capacity.Plan("floods", {"oldmaid": 1}, hostile=True, kinds=("flood",))
         flooded = capacity.run_phase(floods, addresses, server, tmp_path, duration=0.2, seed=7)
+        # The crowd: HOLD addresses, one connection each a service, so no per-address cap
+        # closes any of them (held from one address, all but 16 a service would be).
+        crowd = capacity.Plan("crowd", {"oldmaid": 1}, hostile=True, kinds=(CROWD,))
+        crowded = capacity.run_phase(crowd, addresses, server, tmp_path, duration=0.2, seed=7)
     finally:
         server.kill()
     assert [f.games for f in flooded.figures if f.load == "hostile"] == [3]
+    assert [(f.games, f.failed) for f in crowded.figures if f.load == "hostile"] == [(4 * HOLD, 0)]
     by_load = {f.load: f for f in phase.figures}
     assert set(by_load) == {"fishnet", "reversi", "notipping", "oldmaid", "hostile"}
     hostile = by_load.pop("hostile")
@@ -57,3 +63,11 @@ async def test_a_board_two_games_reach_at_once_is_not_timed() -> None:
     relay.arrived("start")  # a first board: no move made it
     assert len(recorder.samples) == 1
     assert recorder.ambiguous == 2
+
+
+def test_the_crowds_addresses_are_loopback_and_all_different() -> None:
+    addresses = [crowd_address(number) for number in range(HOLD)]
+    assert len(set(addresses)) == HOLD
+    assert addresses[0] == "127.0.2.1" and crowd_address(250) == "127.0.3.1"
+    assert all(ipaddress.ip_address(a).is_loopback for a in addresses)
+    assert "127.0.0.1" not in addresses and "127.0.0.2" not in addresses
