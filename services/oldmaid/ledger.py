@@ -146,7 +146,8 @@ class Ledger:
                 return False
         elif isinstance(entry, Received):
             if entry.seq <= self.seq:
-                self._stale(nick, entry)
+                if not self._judge_second_offer(nick, entry):
+                    return False  # its offerer's reports have not caught up with it yet
                 if self.lie is None:
                     stream.popleft()
                 return self.lie is None
@@ -244,34 +245,62 @@ class Ledger:
         self._streams[receiver].popleft()
         return True
 
+    def _judge_second_offer(self, receiver: str, got: Received) -> bool:
+        """Judge an offer of an exchange already judged, once its offerer's reports tell
+        whether the offerer was handed a second turn first; False while they do not.
+
+        An honest player that a cheater hands a second turn (a pass with a spent
+        exchange number) offers from it, with the next number, which is spent too:
+        that offer is its receiver's to report, and may reach the table before the
+        offerer's report of the turn it was handed. Naming the offerer then would
+        name the wrong player, so the offerer's stream decides: a second offer it
+        received before this one is judged first (it names whoever handed it);
+        its report of this offer with none before it makes the offer its own lie;
+        neither yet, and the ledger waits (``stalled`` names the offerer if its
+        reports never come).
+        """
+        _, taker, mac = self.settled.get(got.seq, ("", "", ""))
+        reported_twice = taker == receiver and exchanges.same(mac, got.mac)
+        if got.sender in self._streams and not reported_twice and self._mac_ok(got, receiver):
+            for earlier in self._streams[got.sender]:
+                if isinstance(earlier, Received) and earlier.seq <= self.seq:
+                    self._stale(got.sender, earlier)
+                    return True
+                if isinstance(earlier, Gave) and earlier.seq == got.seq and earlier.to == receiver:
+                    break
+            else:
+                return False
+        self._stale(receiver, got)
+        return True
+
     def _stale(self, receiver: str, got: Received) -> None:
         """A report of an exchange already judged: a second offer of it, or a report twice."""
+        if self.lie is None:
+            self.lie = self._stale_lie(receiver, got)
+
+    def _stale_lie(self, receiver: str, got: Received) -> Lie:
         offerer, taker, mac = self.settled.get(got.seq, ("", "", ""))
         if taker == receiver and exchanges.same(mac, got.mac):
-            self._found(
-                "false_report",
-                receiver,
-                f"{receiver} reported exchange {got.seq} twice",
-            )
-            return
+            what = f"{receiver} reported exchange {got.seq} twice"
+            return Lie("false_report", what, receiver, (receiver,))
         if not self._mac_ok(got, receiver):
-            self._found(
+            return Lie(
                 "bad_mac",
-                None,
                 f"the offer {receiver} reports from {got.sender} (exchange {got.seq}) does not "
                 f"carry {got.sender}'s mac",
-                suspects=(got.sender, receiver),
+                None,
+                (got.sender, receiver),
             )
-            return
-        self._found(
+        return Lie(
             "two_turns",
-            got.sender,
             f"{got.sender} offered exchange {got.seq} to {receiver}, though "
             + (
                 f"it had handed exchange {got.seq} to {taker}"
                 if offerer == got.sender
                 else f"exchange {got.seq} was {offerer}'s, to {taker}"
             ),
+            got.sender,
+            (got.sender,),
         )
 
     def _found(
@@ -294,6 +323,11 @@ class Ledger:
         receiver's own report, or its ack) and then kept; an exchange one side
         reported and the other never did.
         """
+        for receiver, stream in self._streams.items():
+            if stream and isinstance(stream[0], Received) and stream[0].seq <= self.seq:
+                # A second offer whose offerer never reported it, nor a turn handed to it
+                # before it (``_judge_second_offer``): the offer is its own.
+                return self._stale_lie(receiver, stream[0])
         k = self.seq + 1
         holder = self.holder
         if holder is None:

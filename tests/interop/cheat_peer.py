@@ -67,6 +67,7 @@ import os
 import random
 import socket
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -136,6 +137,14 @@ class Cheat(verified_student.VerifiedPeer):
         self.last_given = None
         self.done_once = set()
         self.stats.update(attack=self.attack, struck=0, struck_at=None)
+        # Held from a cheating request until its strike is recorded: the main thread can
+        # see the game end (its status poll) between the reply and the record, and must
+        # not write the report in that gap (seen once under a loaded test run).
+        self.attempt_lock = threading.RLock()
+
+    def terminate(self, code, out=None, err=None, locked=False, wait=None):
+        self.attempt_lock.acquire(timeout=student_peer.REPLY_TIMEOUT)  # kept: the end
+        super().terminate(code, out, err, locked, wait)
 
     def join_message(self, port):
         if self.verify:
@@ -366,20 +375,21 @@ class Cheat(verified_student.VerifiedPeer):
             with self.lock:
                 single = [c for c in self.hand if c != JOKER]
             for mine in single:
-                rep = self.table_request(
-                    {"cmd": "discard", "cards": [list(mine), list(partner(mine))]}
-                )
-                print(f"{self.nick}: discarding {mine} with its partner: {rep}", flush=True)
-                if rep.get("result") == "ok":
-                    self.strike(f"discarded {mine} and {partner(mine)}")
-                    self.done_once.add("half")
-                    with self.lock:
-                        self.hand.remove(mine)
-                    break
-                if "not been drawn" not in str(rep.get("message")):
-                    self.strike(f"tried {mine} and {partner(mine)}: {rep.get('message')}")
-                    self.done_once.add("half")
-                    break
+                with self.attempt_lock:
+                    rep = self.table_request(
+                        {"cmd": "discard", "cards": [list(mine), list(partner(mine))]}
+                    )
+                    print(f"{self.nick}: discarding {mine} with its partner: {rep}", flush=True)
+                    if rep.get("result") == "ok":
+                        self.strike(f"discarded {mine} and {partner(mine)}")
+                        self.done_once.add("half")
+                        with self.lock:
+                            self.hand.remove(mine)
+                        break
+                    if "not been drawn" not in str(rep.get("message")):
+                        self.strike(f"tried {mine} and {partner(mine)}: {rep.get('message')}")
+                        self.done_once.add("half")
+                        break
         if attack == "discard-unheld" and self.phase == "offer" and self.once("unheld"):
             with self.lock:
                 mine = set(self.hand) | set(self.thrown)
