@@ -5,7 +5,9 @@ keeps N games of SERVICE going against the server at HOST:PORT, starting a
 new game in a slot whenever one ends, until S seconds have passed; then it
 lets every game under way finish and prints one JSON line of figures
 (``LoadFigures``). The games are the reference clients of ``ring bot`` and
-``ring peer``, at full speed (no thinking time), seeded by slot and game.
+``ring peer``, seeded by slot and game, at full speed, or with ``--think`` at a
+class's pace: a bot thinks before each answer, a peer before each request to
+the table (its moves), uniformly between 0 and twice the mean.
 
 What is timed is the server's reply, as each client sees it:
 
@@ -139,14 +141,17 @@ def _lever(game: notipping_rules.Game) -> Hashable:
     return game.weights, game.moves_made
 
 
-def time_table_requests(recorder: Recorder) -> None:
-    """Time every peer's requests to the table in this process (the peer has no hook for it)."""
+def time_table_requests(recorder: Recorder, pace: Pace) -> None:
+    """Time every peer's requests to the table in this process (the peer has no hook for
+    it); at a class's pace each peer thinks before each request, as a bot before its answer
+    (a draw, a discard, going out: its moves), the think not timed."""
     untimed = TableClient.request
 
     @functools.wraps(untimed)
     async def request(self: TableClient, message: Any, *, timeout: float) -> Any:
         if isinstance(message, Join):
             return await untimed(self, message, timeout=timeout)
+        await pace.think()
         start = time.perf_counter()
         reply = await untimed(self, message, timeout=timeout)
         recorder.samples.append(time.perf_counter() - start)
@@ -282,7 +287,7 @@ async def run_load(
     """``slots`` games at once, each slot starting its next game until ``duration`` is over."""
     rec = Recorder()
     if load == "oldmaid":
-        time_table_requests(rec)
+        time_table_requests(rec, Pace(think, f"{seed}-oldmaid"))
     play = GAMES[load]
     start = time.perf_counter()
     stop_starting = trio.current_time() + duration
