@@ -64,7 +64,7 @@ bench-capacity: setup
 	$(BIN)/python -m scenarios.bench --part capacity
 
 # What each hostile kind costs a class's games at a class's pace, each kind
-# against the same round's honest phase, rounds rotated (~9 min).
+# against the same round's honest phase, rounds rotated (~13 min).
 bench-fairness: setup
 	$(BIN)/python -m scenarios.bench --part fairness
 
