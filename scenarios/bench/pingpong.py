@@ -160,13 +160,20 @@ def measure(round_trips: int = 2000, warmup: int = 200, timeout: float = 30) -> 
             raise RuntimeError(f"the ping-pong client exited {client.returncode}")
         return PingPong(**json.loads(output.strip().splitlines()[-1]))
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=5)
-            if process.stdout is not None:
-                process.stdout.close()
+        stop(processes)
+
+
+def stop(processes: Sequence[subprocess.Popen[str]]) -> None:
+    """Kill each process still running, reap it (within 5 s: never hang), close its pipes."""
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
 
 def first_line(process: subprocess.Popen[str], timeout: float, name: str) -> str:

@@ -26,7 +26,6 @@ prints them.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import statistics
 import subprocess
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 
 import trio
 
-from scenarios.bench.pingpong import HOST, first_line, percentile, read_line
+from scenarios.bench.pingpong import HOST, first_line, percentile, read_line, stop
 
 OFFER = b'{"cmd":"offer","num_cards":7,"from":"p1","handoff":%d}\n'
 OK = b'{"status":"ok"}\n'
@@ -123,15 +122,7 @@ def measure(nodes: int = NODES, handoffs: int = HANDOFFS, timeout: float = 60) -
             started.update({int(k): v for k, v in times["started"].items()})
             arrived.update({int(k): v for k, v in times["arrived"].items()})
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=5)
-            for pipe in (process.stdin, process.stdout):
-                if pipe is not None:
-                    with contextlib.suppress(OSError):
-                        pipe.close()
+        stop(processes)
     # The first lap warms every connection up; the ring's peers are warm too by then.
     durations = [arrived[k] - started[k] for k in range(nodes, handoffs)]
     return Floor(

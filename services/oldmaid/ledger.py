@@ -259,26 +259,22 @@ class Ledger:
         neither yet, and the ledger waits (``stalled`` names the offerer if its
         reports never come).
         """
-        _, taker, mac = self.settled.get(got.seq, ("", "", ""))
-        reported_twice = taker == receiver and exchanges.same(mac, got.mac)
-        if got.sender in self._streams and not reported_twice and self._mac_ok(got, receiver):
+        lie = self._stale_lie(receiver, got)
+        if lie.rule == "two_turns":  # a report twice or a bad mac is judged as it comes
             for earlier in self._streams[got.sender]:
                 if isinstance(earlier, Received) and earlier.seq <= self.seq:
-                    self._stale(got.sender, earlier)
-                    return True
+                    lie = self._stale_lie(got.sender, earlier)
+                    break
                 if isinstance(earlier, Gave) and earlier.seq == got.seq and earlier.to == receiver:
                     break
             else:
                 return False
-        self._stale(receiver, got)
+        if self.lie is None:
+            self.lie = lie
         return True
 
-    def _stale(self, receiver: str, got: Received) -> None:
-        """A report of an exchange already judged: a second offer of it, or a report twice."""
-        if self.lie is None:
-            self.lie = self._stale_lie(receiver, got)
-
     def _stale_lie(self, receiver: str, got: Received) -> Lie:
+        """A report of an exchange already judged: a second offer of it, or a report twice."""
         offerer, taker, mac = self.settled.get(got.seq, ("", "", ""))
         if taker == receiver and exchanges.same(mac, got.mac):
             what = f"{receiver} reported exchange {got.seq} twice"

@@ -433,10 +433,21 @@ def test_discarding_a_card_received_without_reporting_it_names_the_receiver() ->
 # -- a second turn handed to an honest player ------------------------------------------
 
 
-def second_turn(game: HonestGame) -> tuple[Exchange, str, str, Received, Received, Gave]:
-    """A cheater (``x``'s offerer) passes a spent exchange number to ``victim`` as well;
-    the victim, honest, passes the turn on to ``next_one`` with the next number. What the
-    victim and ``next_one`` report of it: the victim's receipt, then its gave; theirs."""
+@dataclass
+class SecondTurn:
+    """A cheater (``x``'s offerer) passes ``x``'s spent number to ``victim`` as well; the
+    victim, honest, passes the turn on to ``next_one`` with the next number. What the
+    victim reports of it (``handed``, then ``gave``) and what ``next_one`` does (``taken``)."""
+
+    x: Exchange
+    victim: str
+    next_one: str
+    handed: Received
+    taken: Received
+    gave: Gave
+
+
+def second_turn(game: HonestGame) -> SecondTurn:
     x = game.exchanges[0]
     assert len(game.exchanges) > 1 and len(game.seats) > 2
     victim = next(n for n in game.seats if n not in (x.sender, x.receiver))
@@ -444,27 +455,38 @@ def second_turn(game: HonestGame) -> tuple[Exchange, str, str, Received, Receive
     cheat = exchanges.commit(
         game.secrets[x.sender], seq=x.seq, sender=x.sender, to=victim, cards=[]
     )
-    handed = Received(x.seq, x.sender, 0, (), cheat.mac)
     onward = exchanges.commit(
         game.secrets[victim], seq=x.seq + 1, sender=victim, to=next_one, cards=[]
     )
-    taken = Received(x.seq + 1, victim, 0, (), onward.mac)
     ack = exchanges.ack_mac(game.secrets[next_one], onward.mac)
-    return x, victim, next_one, handed, taken, Gave(x.seq + 1, next_one, onward.mac, ack)
+    return SecondTurn(
+        x, victim, next_one,
+        handed=Received(x.seq, x.sender, 0, (), cheat.mac),
+        taken=Received(x.seq + 1, victim, 0, (), onward.mac),
+        gave=Gave(x.seq + 1, next_one, onward.mac, ack),
+    )  # fmt: skip
+
+
+def onward_reported_first(seed: int) -> tuple[Ledger, SecondTurn]:
+    """A whole honest game judged, then the victim's onward offer as its receiver reports
+    it, before any report of the victim's: the ledger waits for the victim's."""
+    game = honest_game(seed, 5)
+    turn = second_turn(game)
+    ledger = ledger_of(game)
+    assert feed(ledger, game.streams, []) is None
+    assert ledger.record(turn.next_one, turn.taken) is None
+    assert ledger.waiting
+    return ledger, turn
 
 
 def test_a_second_turn_names_who_handed_it_though_its_onward_offer_is_reported_first() -> None:
     # Seen in a verified game under load: the honest victim's receiver reported the onward
     # offer before the victim's own reports came, and the victim was named (two_turns).
-    game = honest_game(19, 5)
-    x, victim, next_one, handed, taken, _ = second_turn(game)
-    ledger = ledger_of(game)
-    assert feed(ledger, game.streams, []) is None
-    assert ledger.record(next_one, taken) is None  # the victim's reports are still to come
-    assert ledger.waiting
-    assert ledger.record(victim, handed) == Lie(
+    ledger, turn = onward_reported_first(19)
+    x = turn.x
+    assert ledger.record(turn.victim, turn.handed) == Lie(
         "two_turns",
-        f"{x.sender} offered exchange {x.seq} to {victim}, though it had handed exchange "
+        f"{x.sender} offered exchange {x.seq} to {turn.victim}, though it had handed exchange "
         f"{x.seq} to {x.receiver}",
         x.sender,
         (x.sender,),
@@ -472,20 +494,12 @@ def test_a_second_turn_names_who_handed_it_though_its_onward_offer_is_reported_f
 
 
 def test_an_onward_offer_its_offerer_never_reports_names_it_at_the_stall() -> None:
-    game = honest_game(19, 5)
-    _, victim, next_one, _, taken, _ = second_turn(game)
-    ledger = ledger_of(game)
-    feed(ledger, game.streams, [])
-    assert ledger.record(next_one, taken) is None
+    ledger, turn = onward_reported_first(19)
     lie = ledger.stalled()
-    assert (lie.rule, lie.culprit) == ("two_turns", victim)
+    assert (lie.rule, lie.culprit) == ("two_turns", turn.victim)
 
 
 def test_a_second_offer_its_offerer_reports_with_no_turn_before_it_is_its_own() -> None:
-    game = honest_game(19, 5)
-    _, victim, next_one, _, taken, gave = second_turn(game)
-    ledger = ledger_of(game)
-    feed(ledger, game.streams, [])
-    assert ledger.record(next_one, taken) is None
-    lie = ledger.record(victim, gave)
-    assert lie is not None and (lie.rule, lie.culprit) == ("two_turns", victim)
+    ledger, turn = onward_reported_first(19)
+    lie = ledger.record(turn.victim, turn.gave)
+    assert lie is not None and (lie.rule, lie.culprit) == ("two_turns", turn.victim)
