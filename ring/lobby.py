@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import trio
 
+from ring.burst_log import BurstLog
 from ring.match import Arena, Match, Seat
 from ring.net import (
     CannotListen,
@@ -124,6 +125,8 @@ class Lobby(abc.ABC):
         self.arena = Arena(config.on_end)
         self._seats: dict[int, Seat] = {}  # the game forming
         self._numbers = itertools.count(1)
+        # Lines about connections that never took a seat come in crowds (ring.burst_log).
+        self.unseated = BurstLog(self.log)
 
     @property
     def games_running(self) -> set[Match[Any]]:
@@ -163,7 +166,8 @@ class Lobby(abc.ABC):
 
     async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
         """A newcomer the server cannot take (``ring.net`` closes it then): logged."""
-        self.log(f"{peer_of(stream)}: refused, closing: {why.value}")
+        kind = f"refused, closing: {why.value}"
+        self.unseated.say(kind, f"{peer_of(stream)}: {kind}")
 
     def txt(self) -> dict[str, str]:
         """The mDNS TXT record."""
@@ -312,6 +316,8 @@ async def serve(
                 async with listening as address:
                     server.address = address
                     advertise(server, nursery, on_advertise)
+                    if isinstance(server, Lobby):
+                        await nursery.start(server.unseated.run)
                     task_status.started(server)
                     await trio.sleep_forever()
             except CannotListen as exc:

@@ -66,6 +66,7 @@ __all__ = [
 
 DEFAULT_PORT = 10987
 MAX_JOIN_REQUESTS = 10  # per connection, granted or denied
+UNJOINED = "closed before joining"  # a log line's words (docs/protocols/notipping.md)
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,11 @@ class NoTippingServer(Lobby):
         for _ in range(MAX_JOIN_REQUESTS):
             event = await player.event(trio.current_time() + config.idle_timeout)
             if event is TIMED_OUT:
-                self.log(f"{player.peer}: no JOINREQUEST within {config.idle_timeout:g} s; closing")
+                kind = f"no JOINREQUEST within {config.idle_timeout:g} s; closing"
+                self.unseated.say(kind, f"{player.peer}: {kind}")
                 return False
             if isinstance(event, wire.Closed):
-                self.log(f"{player.peer}: closed before joining")
+                self.unseated.say(UNJOINED, f"{player.peer}: {UNJOINED}")
                 return False
             if isinstance(event, wire.JoinRequest):
                 if player.assigned is not None and event.player != player.assigned:
@@ -157,7 +159,8 @@ class NoTippingServer(Lobby):
     async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
         """A newcomer the server cannot take gets the protocol's one refusal, ``DENIED;``
         (then ``ring.net`` closes it)."""
-        self.log(f"{peer_of(stream)}: denied, closing: {why.value}")
+        kind = f"denied, closing: {why.value}"
+        self.unseated.say(kind, f"{peer_of(stream)}: {kind}")
         await answer_once(stream, wire.encode(wire.Denied()))
 
     def txt(self) -> dict[str, str]:

@@ -47,6 +47,7 @@ __all__ = [
 DEFAULT_PORT = 5410
 NAME_SILENCE = 0.2  # WIRE.md: a name without a newline ends after 200 ms of silence
 MAX_EARLY_BYTES = 4096  # what a named player may send before its game starts
+UNNAMED = "closed before naming itself"  # a log line's words (docs/protocols/reversi.md)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class ReversiServer(Lobby):
                 self.log(f"{player.peer}: name refused, closing: {event.reason}")
                 return None
             if isinstance(event, Closed):
-                self.log(f"{player.peer}: closed before naming itself")
+                self.unseated.say(UNNAMED, f"{player.peer}: {UNNAMED}")
                 return None
             if isinstance(event, LineTooLong):
                 self.log(f"{player.peer}: name refused, closing: a line over 4 KiB")
@@ -157,7 +158,8 @@ class ReversiServer(Lobby):
                 if started:
                     protocol.name_silence()
                     continue
-                self.log(f"{player.peer}: no name within {config.idle_timeout:g} s")
+                kind = f"no name within {config.idle_timeout:g} s"
+                self.unseated.say(kind, f"{player.peer}: {kind}")
                 return None
             protocol.receive_data(data)
 

@@ -47,6 +47,7 @@ from services.notipping.server import (
     serve_notipping,
 )
 from services.notipping.service import SERVICE
+from tests.services.burst_lines import crowd_lines
 
 TIMEOUT = 10.0
 
@@ -652,3 +653,22 @@ async def test_a_seat_assigned_by_a_tournament_is_the_only_one_granted() -> None
         await client.expect(Granted())
         assert server.forming == {0: "ann"}
         nursery.cancel_scope.cancel()
+
+
+async def test_a_crowd_closing_before_joining_is_one_line_and_a_count(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # A lab's clients killed at once: one line with an address, then how many more
+    # (ring.burst_log), not thirty writes while every game waits.
+    async with running() as server:
+        crowd = [await Client.connect(server) for _ in range(30)]
+        await trio.testing.wait_all_tasks_blocked()
+        for client in crowd:
+            await client.stream.aclose()
+        await trio.testing.wait_all_tasks_blocked()
+        clients = await pair(server)  # the server is unharmed
+        assert await clients[0].round() == expected_round(Game.start())
+    addressed, counted = crowd_lines(capfd.readouterr().err, "notipping", "closed before joining")
+    assert counted
+    assert addressed + sum(counted) == 30
+    assert addressed + len(counted) < 30

@@ -27,6 +27,7 @@ from ring.sansio import NEED_DATA
 from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
 from services.reversi.rules import BLACK, WHITE, Position
 from services.reversi.server import ReversiConfig, ReversiServer, ServerError, serve_reversi
+from tests.services.burst_lines import crowd_lines
 from tests.services.reversi_reference import Game as Reference
 
 TIMEOUT = 10.0
@@ -452,3 +453,26 @@ async def test_an_assigned_seat_0_is_black_whoever_comes_first(seed: int) -> Non
     assert match.verdict.winner == (None if winner is None else 0 if winner == BLACK else 1)
     # every move had its turn on the clock, and nothing else did
     assert len(match.turn_times[0]) + len(match.turn_times[1]) == 64 - reference.count(0) - 4
+
+
+# -- what the server logs --------------------------------------------------------------
+
+
+async def test_a_crowd_closing_before_naming_itself_is_one_line_and_a_count(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # A lab's clients killed at once: one line with an address, then how many more
+    # (ring.burst_log), not thirty writes while every game waits.
+    async with running() as server:
+        crowd = [await Client.connect(server) for _ in range(30)]
+        await trio.testing.wait_all_tasks_blocked()
+        for client in crowd:
+            await client.stream.aclose()
+        await trio.testing.wait_all_tasks_blocked()
+        clients = await pair(server)  # the server is unharmed
+        assert await clients[BLACK].board() == Position.start().digits()
+    err = capfd.readouterr().err
+    addressed, counted = crowd_lines(err, "reversi", "closed before naming itself")
+    assert counted
+    assert addressed + sum(counted) == 30
+    assert addressed + len(counted) < 30
