@@ -50,6 +50,7 @@ ALL = "all four at once"
 THINK = 0.5  # a class's bots and people think; mean seconds before each answer
 VIEWERS = 50  # browsers on the live page (ring serve --web), in the phases that say so
 START_TIMEOUT = 30.0
+SATURATED = 0.9  # of the machine's cores busy: the figures time queueing for a core
 PHASE_TIMEOUT = 240.0
 
 
@@ -59,6 +60,9 @@ class Phase:
     figures: list[LoadFigures]
     server_cpu: float | None  # seconds of CPU the server used during the phase
     wall: float
+    # The share of the machine's cores busy over the phase, whoever used them (the
+    # server's search workers too); None where /proc/stat is not there.
+    machine_busy: float | None = None
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -68,6 +72,22 @@ def _cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _machine_ticks() -> tuple[int, int] | None:
+    """Busy and total CPU ticks of the whole machine so far, from Linux's /proc/stat."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def _busy_between(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    if before is None or after is None or after[1] == before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
 
 
 def _address(child: ChildProcess, prefix: str) -> str:
@@ -109,6 +129,7 @@ def run_phase(
     seed: int,
 ) -> Phase:
     cpu_before = _cpu_seconds(server.popen.pid)
+    ticks_before = _machine_ticks()
     start = time.monotonic()
     module = [sys.executable, "-m", "scenarios.bench.capacity_load"]
     children = []
@@ -138,16 +159,32 @@ def run_phase(
     wall = time.monotonic() - start
     cpu_after = _cpu_seconds(server.popen.pid)
     cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-    return Phase(plan.name, figures, cpu, wall)
+    return Phase(plan.name, figures, cpu, wall, _busy_between(ticks_before, _machine_ticks()))
 
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:7.2f}"
 
 
+def cpu_words(phase: Phase, server: str = "server") -> str:
+    """The server's CPU and the load processes' over the phase, as shares of one core,
+    and how busy the whole machine was (the server's search workers too): near its
+    cores, every latency also holds the loads' own wait for a core, not only the
+    server's work."""
+    words = f"loads' CPU {sum(f.cpu for f in phase.figures) / phase.wall:.0%}"
+    if phase.server_cpu is not None:
+        words = f"{server} CPU {phase.server_cpu / phase.wall:.0%}, {words}"
+    if phase.machine_busy is not None:
+        cores = os.cpu_count() or 1
+        words += f", machine {phase.machine_busy:.0%} busy of {cores} cores"
+        if phase.machine_busy >= SATURATED:
+            words += ": saturated"
+    return words
+
+
 def format_phase(phase: Phase, rtt: float) -> list[str]:
-    cpu = "" if phase.server_cpu is None else f", server CPU {phase.server_cpu / phase.wall:.0%}"
-    lines = [f"{phase.name} ({phase.wall:.1f} s{cpu}):"]
+    serving = "echo server" if all(f.load == "echo" for f in phase.figures) else "server"
+    lines = [f"{phase.name} ({phase.wall:.1f} s, {cpu_words(phase, serving)}):"]
     for f in phase.figures:
         if f.load == "viewers":
             lines.append(
@@ -221,7 +258,8 @@ def bench(duration: float, seed: int, only: str | None = None) -> int:
         worst: dict[str, float] = {}
         echo_p99 = 0.0
         for plan in plans:
-            phase = run_phase(plan, addresses, server, workdir, duration, seed)
+            serving = echo if set(plan.loads) == {"echo"} else server
+            phase = run_phase(plan, addresses, serving, workdir, duration, seed)
             for line in format_phase(phase, rtt.median):
                 print(line, flush=True)
             games = [f for f in phase.figures if f.load not in ("hostile", "viewers")]

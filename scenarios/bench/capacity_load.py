@@ -345,6 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.seed,
             args.think,
         )
+    figures.cpu = time.process_time()
     print(json.dumps(asdict(figures)), flush=True)
     return 0
 

@@ -127,11 +127,7 @@ def bench(rounds: int, duration: float, seed: int) -> int:
                 for f in games:
                     p99s[phase_name][f.load].append(f.p99)
                 worst[phase_name].append(max(f.p99 for f in games))
-                cpu = (
-                    f", server CPU {phase.server_cpu / phase.wall:.0%}"
-                    if phase.server_cpu is not None
-                    else ""
-                )
+                cpu = f", {capacity.cpu_words(phase)}"
                 print(
                     f"  {plan.name:<26} "
                     + "  ".join(f"{f.load} {f.p99 * 1e3:6.1f}" for f in games)

@@ -38,6 +38,9 @@ class LoadFigures:
     p99: float = 0.0
     mean: float = 0.0
     maximum: float = 0.0
+    # The load process's own CPU seconds: a saturated load times its own queue as
+    # the server's latency, so the bench prints it beside the server's.
+    cpu: float = 0.0
 
 
 class Recorder:

@@ -14,7 +14,7 @@ import pytest
 
 from scenarios.bench import capacity
 from scenarios.bench.hostile_load import CROWD, HOLD, crowd_address
-from scenarios.bench.load_figures import Recorder, Relay
+from scenarios.bench.load_figures import LoadFigures, Recorder, Relay
 
 
 def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path) -> None:
@@ -45,9 +45,24 @@ def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path)
         assert figures.games >= figures.slots
         assert figures.samples > 0
         assert 0 < figures.p50 <= figures.p99 <= figures.maximum
+        assert figures.cpu > 0  # the load's own CPU, printed beside the server's
+    assert phase.machine_busy is not None and 0 < phase.machine_busy <= 1
     assert not any("Traceback" in line for line in server.stderr)
     lines = capacity.format_phase(phase, rtt=1e-4)
     assert lines[0].startswith("small (") and len(lines) == 1 + 5
+    assert "server CPU" in lines[0] and "loads' CPU" in lines[0] and "busy of" in lines[0]
+
+
+def test_the_cpu_words_say_when_the_machine_was_saturated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capacity.os, "cpu_count", lambda: 2)
+    loads = [LoadFigures("fishnet", 10, 1.0, cpu=3.0), LoadFigures("reversi", 10, 1.0, cpu=1.0)]
+
+    def words(busy: float | None) -> str:
+        return capacity.cpu_words(capacity.Phase("p", loads, 5.0, 10.0, busy))
+
+    assert words(0.89) == "server CPU 50%, loads' CPU 40%, machine 89% busy of 2 cores"
+    assert words(0.9) == "server CPU 50%, loads' CPU 40%, machine 90% busy of 2 cores: saturated"
+    assert words(None) == "server CPU 50%, loads' CPU 40%"
 
 
 @pytest.mark.trio
