@@ -204,7 +204,8 @@ def format_phase(phase: Phase, rtt: float) -> list[str]:
             f"  {f.load:<9} {f.slots:>4} slots {at_once:6.1f} at once {f.games:>6} games "
             f"{f.games / f.duration:7.1f}/s  p50 {_ms(f.p50)} ms  p99 {_ms(f.p99)} ms  "
             f"max {_ms(f.maximum)} ms  ({f.samples} replies, p50 {f.p50 / rtt:.0f}x "
-            f"echo{ambiguous})"
+            f"echo{ambiguous}; the load's own lag p50 {f.lag_p50 * 1e3:.1f}, "
+            f"p99 {f.lag_p99 * 1e3:.1f} ms)"
         )
         for failure in f.failures:
             lines.append(f"    failed: {failure}")

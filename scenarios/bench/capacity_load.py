@@ -51,7 +51,7 @@ from ring.oldmaid.table_client import TableClient
 from ring.serve import calm_garbage_collector
 from scenarios.bench.hostile_load import KINDS as HOSTILE_KINDS
 from scenarios.bench.hostile_load import hostile
-from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply
+from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply, probe_lag
 from scenarios.bench.pingpong import MESSAGE, read_line
 from scenarios.bench.viewer_load import viewers
 from services.fishnet import conversation as fishnet
@@ -301,9 +301,12 @@ async def run_load(
             game += 1
 
     with trio.fail_after(duration + FINISH_TIMEOUT):
-        async with trio.open_nursery() as nursery:
-            for number in range(slots):
-                nursery.start_soon(slot, number)
+        async with trio.open_nursery() as probing:
+            probing.start_soon(probe_lag, rec)
+            async with trio.open_nursery() as nursery:
+                for number in range(slots):
+                    nursery.start_soon(slot, number)
+            probing.cancel_scope.cancel()
     return rec.figures(load, slots, time.perf_counter() - start)
 
 

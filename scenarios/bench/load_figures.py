@@ -41,6 +41,11 @@ class LoadFigures:
     # The load process's own CPU seconds: a saturated load times its own queue as
     # the server's latency, so the bench prints it beside the server's.
     cpu: float = 0.0
+    # How late the load's own loop woke from a short sleep, p50/p99 (``LagProbe``): a
+    # reply is timed when the load gets to it, so this much of every figure is the
+    # load's own queue, not the server's.
+    lag_p50: float = 0.0
+    lag_p99: float = 0.0
 
 
 class Recorder:
@@ -53,6 +58,7 @@ class Recorder:
         self.busy = 0.0
         self.ambiguous = 0
         self.relay = Relay(self)
+        self.lags: list[float] = []  # LagProbe's
         # No Tipping forms one game at a time: a request for a seat already
         # granted in the game being formed is DENIED. One request a seat at a
         # time, held until BEGIN, is how a well-behaved pool of clients avoids that.
@@ -72,6 +78,9 @@ class Recorder:
 
     def figures(self, load: str, slots: int, duration: float) -> LoadFigures:
         found = LoadFigures(load, slots, duration, self.games, len(self.failures))
+        if self.lags:
+            found.lag_p50 = percentile(self.lags, 0.50)
+            found.lag_p99 = percentile(self.lags, 0.99)
         found.failures = self.failures[:5]
         found.busy, found.ambiguous = self.busy, self.ambiguous
         if self.samples:
@@ -81,6 +90,21 @@ class Recorder:
             found.mean = statistics.fmean(self.samples)
             found.maximum = max(self.samples)
         return found
+
+
+PROBE_INTERVAL = 0.01  # seconds between the lag probe's wakes
+
+
+async def probe_lag(recorder: Recorder) -> None:
+    """Until cancelled: how much later than asked the load's loop wakes from a sleep.
+
+    The load times each reply when its loop gets round to it; a loop busy with
+    hundreds of games (or waiting for a core) adds its own delay to every figure.
+    """
+    while True:
+        asked = time.perf_counter() + PROBE_INTERVAL
+        await trio.sleep(PROBE_INTERVAL)
+        recorder.lags.append(max(time.perf_counter() - asked, 0.0))
 
 
 class Reply:

@@ -8,13 +8,15 @@ beside them, and every game must end and every load must have timed replies.
 from __future__ import annotations
 
 import ipaddress
+import time
 from pathlib import Path
 
 import pytest
+import trio
 
 from scenarios.bench import capacity
 from scenarios.bench.hostile_load import CROWD, HOLD, crowd_address
-from scenarios.bench.load_figures import LoadFigures, Recorder, Relay
+from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, probe_lag
 
 
 def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path) -> None:
@@ -46,6 +48,7 @@ def test_every_load_ends_its_games_and_times_the_servers_replies(tmp_path: Path)
         assert figures.samples > 0
         assert 0 < figures.p50 <= figures.p99 <= figures.maximum
         assert figures.cpu > 0  # the load's own CPU, printed beside the server's
+        assert 0 <= figures.lag_p50 <= figures.lag_p99
     assert phase.machine_busy is not None and 0 < phase.machine_busy <= 1
     assert not any("Traceback" in line for line in server.stderr)
     lines = capacity.format_phase(phase, rtt=1e-4)
@@ -86,3 +89,20 @@ def test_the_crowds_addresses_are_loopback_and_all_different() -> None:
     assert addresses[0] == "127.0.2.1" and crowd_address(250) == "127.0.3.1"
     assert all(ipaddress.ip_address(a).is_loopback for a in addresses)
     assert "127.0.0.1" not in addresses and "127.0.0.2" not in addresses
+
+
+@pytest.mark.trio
+async def test_the_lag_probe_sees_a_loop_that_was_busy() -> None:
+    recorder = Recorder()
+
+    async def busy_step() -> None:
+        await trio.sleep(0.02)
+        time.sleep(0.05)  # one step that holds the loop, as a busy load's do
+
+    with trio.move_on_after(0.2):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(probe_lag, recorder)
+            nursery.start_soon(busy_step)
+    assert recorder.lags and min(recorder.lags) >= 0
+    assert max(recorder.lags) >= 0.03  # the probe woke at least that late once
+    assert recorder.figures("x", 1, 1.0).lag_p99 <= max(recorder.lags)
