@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import enum
 import ipaddress
+import os
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -322,6 +323,13 @@ async def dial(host: str, port: int, *, timeout: float) -> trio.SocketStream:
         sock = trio.socket.socket(family, socket.SOCK_STREAM)
         try:
             await sock.connect((host, port))
+        except OSError as exc:
+            sock.close()
+            if not exc.errno:
+                raise
+            # Trio words it "Error connecting to (host, port): ..."; callers say the
+            # address themselves, and print the system's reason (strerror) alone.
+            raise OSError(exc.errno, os.strerror(exc.errno)) from None
         except BaseException:
             sock.close()
             raise

@@ -39,5 +39,6 @@ async def test_dial_reaches_a_listener_by_address_or_name(listen_on: str, dial_t
 async def test_a_refused_dial_is_an_os_error(host: str) -> None:
     # link_to retries on OSError (an older client that listens late): a refusal
     # must arrive as one, whichever path dialled.
-    with reserved_port(host, 0) as port, pytest.raises(OSError):
+    with reserved_port(host, 0) as port, pytest.raises(OSError) as raised:
         await dial(host, port, timeout=5)
+    assert raised.value.strerror == "Connection refused"  # what our clients print
