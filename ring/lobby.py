@@ -21,7 +21,7 @@ closes it. Games are numbered 1, 2, 3... per server.
 The server tail. ``serve`` listens (``ring.net.serving``, with its caps and
 the game's ``refuse``), advertises the server over mDNS off loopback, writes
 each game's transcript when ``transcripts`` is set (a
-``ring.record.TranscriptFiles`` subscribed to the server's record hub), and
+``ring.transcripts.TranscriptFiles`` subscribed to the server's record hub), and
 on a stop lets the server end its games (a lobby ends their records as they
 stand, "the server shut down") before their connections close, then closes
 what the server holds (``aclose``). It serves any ``Served`` server, not
@@ -50,7 +50,8 @@ from ring.net import (
     serving_as,
     wants_mdns,
 )
-from ring.record import RecordHub, recording_to, transcript_files
+from ring.record import RecordHub
+from ring.transcripts import recording_to, transcript_files
 
 if TYPE_CHECKING:
     from ring.discovery import Advertiser

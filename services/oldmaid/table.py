@@ -28,15 +28,10 @@ from ring.net import (
 )
 from ring.oldmaid.messages import error
 from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
-from ring.record import (
-    RecordHub,
-    TranscriptFile,
-    TranscriptFiles,
-    recording_to,
-    transcript_files,
-)
+from ring.record import RecordHub
 from ring.seeds import new_secret
 from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
+from ring.transcripts import TranscriptFile, TranscriptFiles, recording_to, transcript_files
 from ring.transport import Connection
 from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import GameState

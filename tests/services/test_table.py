@@ -29,9 +29,10 @@ from ring.cli import build_parser
 from ring.events import read_events
 from ring.oldmaid import proofs
 from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
-from ring.record import Player, RecordHub, TranscriptFile, read_game
+from ring.record import Player, RecordHub, read_game
 from ring.registry import declared_services
 from ring.serve import settings_for
+from ring.transcripts import TranscriptFile
 from services.oldmaid import table as table_module
 from services.oldmaid.referee import REPORT_QUIET, GameState
 from services.oldmaid.table import TableConfig, TableOutcome, TableServer, serve_tables
