@@ -323,15 +323,12 @@ async def dial(host: str, port: int, *, timeout: float) -> trio.SocketStream:
         sock = trio.socket.socket(family, socket.SOCK_STREAM)
         try:
             await sock.connect((host, port))
-        except OSError as exc:
+        except BaseException as exc:
             sock.close()
-            if not exc.errno:
-                raise
-            # Trio words it "Error connecting to (host, port): ..."; callers say the
-            # address themselves, and print the system's reason (strerror) alone.
-            raise OSError(exc.errno, os.strerror(exc.errno)) from None
-        except BaseException:
-            sock.close()
+            if isinstance(exc, OSError) and exc.errno:
+                # Trio words it "Error connecting to (host, port): ..."; callers say the
+                # address themselves, and print the system's reason (strerror) alone.
+                raise OSError(exc.errno, os.strerror(exc.errno)) from None
             raise
         return trio.SocketStream(sock)
 

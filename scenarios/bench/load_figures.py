@@ -41,7 +41,7 @@ class LoadFigures:
     # The load process's own CPU seconds: a saturated load times its own queue as
     # the server's latency, so the bench prints it beside the server's.
     cpu: float = 0.0
-    # How late the load's own loop woke from a short sleep, p50/p99 (``LagProbe``): a
+    # How late the load's own loop woke from a short sleep, p50/p99 (``probe_lag``): a
     # reply is timed when the load gets to it, so this much of every figure is the
     # load's own queue, not the server's.
     lag_p50: float = 0.0
@@ -58,7 +58,7 @@ class Recorder:
         self.busy = 0.0
         self.ambiguous = 0
         self.relay = Relay(self)
-        self.lags: list[float] = []  # LagProbe's
+        self.lags: list[float] = []  # probe_lag's
         # No Tipping forms one game at a time: a request for a seat already
         # granted in the game being formed is DENIED. One request a seat at a
         # time, held until BEGIN, is how a well-behaved pool of clients avoids that.
