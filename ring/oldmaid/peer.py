@@ -72,7 +72,6 @@ class Peer:
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
         self._draw_turn_request: YourTurn | None = None  # the last draw turn handed to us
-        self._nursery: trio.Nursery  # the game's, once it plays
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -108,7 +107,6 @@ class Peer:
 
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
-        self._nursery = nursery
         self.links.last_heard = trio.current_time()
         address = config.table or await self.table.find(
             config.table_name, config.mdns_interface, config.discover_timeout
@@ -298,11 +296,14 @@ class Peer:
         phase = "draw" if isinstance(request, YourTurn) else "offer"
         reporting = self.links.reporting
         for seat in self.turns.seats_to_ask():
+            to = self.turns.nick_of(seat)
             if seat in self.turns.said_out:  # it told us so before: out for good (7.7)
-                self.log.write("skip", over=self.turns.nick_of(seat), phase=phase, known=True)
+                self.log.write("skip", over=to, phase=phase, known=True)
+                continue
+            if self.suspicion.listed_out(to):  # the table's word: out for good (7.7)
+                self.log.write("skip", over=to, phase=phase, listed=True)
                 continue
             asked = time.monotonic()
-            to = self.turns.nick_of(seat)
             if isinstance(request, YourTurn):
                 sent: YourTurn | Offer = reporting.your_turn_to(request, to)
             else:
@@ -312,9 +313,9 @@ class Peer:
                 return seat, asked, reply
             if reply is not GONE and reply is not SILENT:
                 self.turns.said_out.add(seat)
-                await self.suspicion.said_out(
-                    seat, self._nursery, at_once=phase == "draw", ack=reply.ack
-                )
+                # Checked before the next seat is asked: the status also lists the
+                # seats after this one that are out, skipped then without an ask.
+                await self.suspicion.said_out(seat, ack=reply.ack)
             self._log_skip(seat, reply, phase)
         return None
 

@@ -5,7 +5,9 @@ goes to the table as an ``accuse`` (protocol 5.9) before the peer leaves:
 
 - a player that answers ``out`` while the table counts it in (``false_out``):
   before the turn is handed past it, once a seat (out is final): a liar
-  skipped for good would keep its cards, and the game would never end;
+  skipped for good would keep its cards, and the game would never end (the
+  status that settles it also tells which further seats are out: the table's
+  word, so the peer skips those without asking, ``listed_out``);
 - a turn from a player that cannot hold it (``not_neighbour``): in the draw
   phase only the player to our right hands us the turn;
 - a pass (an offer of ``num_cards`` 0) that no player could send
@@ -26,8 +28,6 @@ asked about again (being out is final).
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import trio
 
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Offer, Status, YourTurn, error
@@ -53,10 +53,15 @@ class Suspicion:
         to be (an empty ``needed`` always asks)."""
         needed = list(needed)
         if not needed or not set(needed) <= self._known_out:
-            reply = await self._table.request(Status())
+            # A status changes nothing at the table: it need not wait behind our reports.
+            reply = await self._table.request(Status(), ahead_of_reports=True)
             if reply.ok:
                 self._known_out.update(reply.out or [])
         return self._known_out
+
+    def listed_out(self, nick: str) -> bool:
+        """Whether a status reply this peer has had lists ``nick`` as out (final, 7.7)."""
+        return nick in self._known_out
 
     def _sender(self, request: YourTurn | Offer) -> str | None:
         """Who the request says sent it, if that is another player of this game."""
@@ -115,25 +120,22 @@ class Suspicion:
             await link.send_or_close(error(f"refused: {problem}"))
             raise problem
 
-    async def said_out(
-        self, seat: int, nursery: trio.Nursery, *, at_once: bool, ack: str | None = None
-    ) -> None:
+    async def said_out(self, seat: int, *, ack: str | None = None) -> None:
         """``seat`` answered us ``out``: make sure the table counts it out (once a seat).
 
         A liar skipped for good would keep its cards, and the game would never
-        end. Checked beside the handoff (in ``nursery``), not in its way; in the
-        draw phase, where no one is ever out, ``at_once``. A lie ends the game:
-        the accusation goes to the table and the error is raised.
+        end. Checked before the turn goes further: the same status lists every
+        player out, and late in a game the seats after this one often are too,
+        so the peer skips them without a dial and an ask each (``listed_out``).
+        A lie ends the game: the accusation goes to the table and the error is
+        raised.
         """
         if seat in self._checked:
             return
         self._checked.add(seat)
         if ack is not None:
             self._out_acks[self._turns.nick_of(seat)] = ack
-        if at_once:
-            await self._check_out(seat)
-        else:
-            nursery.start_soon(self._check_out, seat)
+        await self._check_out(seat)
 
     async def _check_out(self, seat: int) -> None:
         try:

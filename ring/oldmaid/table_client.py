@@ -105,9 +105,15 @@ class TableClient:
             else:
                 raise TableError(f"the table sent an unexpected request: {event!r}")
 
-    async def request(self, message: Message, *, timeout: float) -> Reply:
+    async def request(
+        self, message: Message, *, timeout: float, ahead_of_reports: bool = False
+    ) -> Reply:
+        """``message``'s reply. ``ahead_of_reports``: it goes before the queued reports,
+        whose replies the table would write first (a status in the middle of a handoff
+        waited ~1.5 ms behind fourteen of them): only for a request that changes
+        nothing at the table, which therefore does not care what it hears first."""
         async with self._lock:
-            awaited = await self._send(message, timeout=timeout)
+            awaited = await self._send(message, timeout=timeout, with_reports=not ahead_of_reports)
             try:
                 with trio.move_on_after(timeout):
                     await awaited.came.wait()
@@ -141,19 +147,23 @@ class TableClient:
             except SEND_FAILED:
                 return  # the table is gone: the reader sees it close
 
-    async def _send(self, message: Message, *, timeout: float) -> _Awaited:
+    async def _send(self, message: Message, *, timeout: float, with_reports: bool) -> _Awaited:
         async with self._send_lock:
-            awaited = await self._write(message, timeout=timeout)
+            awaited = await self._write(message, timeout=timeout, with_reports=with_reports)
         assert awaited is not None
         return awaited
 
-    async def _write(self, message: Message | None, *, timeout: float) -> _Awaited | None:
-        """Write the queued reports, then ``message``, each in its own write (the send lock
-        held). Each takes its place in the queue of replies: the reports' are dropped on
-        arrival."""
-        reports, self._reports = self._reports, []
-        if self._reports_queued.is_set():  # (an event never set is the one waited on)
-            self._reports_queued = trio.Event()
+    async def _write(
+        self, message: Message | None, *, timeout: float, with_reports: bool = True
+    ) -> _Awaited | None:
+        """Write the queued reports (unless not ``with_reports``), then ``message``, each in
+        its own write (the send lock held). Each takes its place in the queue of replies:
+        the reports' are dropped on arrival."""
+        reports: list[Message] = []
+        if with_reports:
+            reports, self._reports = self._reports, []
+            if self._reports_queued.is_set():  # (an event never set is the one waited on)
+                self._reports_queued = trio.Event()
         awaited = None
         for sent in [*reports, message] if message is not None else reports:
             awaited = _Awaited(_name(sent), wanted=sent is message)

@@ -126,10 +126,15 @@ class TableSide:
         assert self.client is not None, "the table has not been dialled"
         return self.client
 
-    async def request(self, message: Message, *, timeout: float | None = None) -> Reply:
-        """One request and its reply, within ``timeout`` (the peer timeout by default)."""
+    async def request(
+        self, message: Message, *, timeout: float | None = None, ahead_of_reports: bool = False
+    ) -> Reply:
+        """One request and its reply, within ``timeout`` (the peer timeout by default);
+        ``ahead_of_reports``: see ``TableClient.request``."""
         wait = self._timeout if timeout is None else timeout
-        return await self._connected.request(message, timeout=wait)
+        return await self._connected.request(
+            message, timeout=wait, ahead_of_reports=ahead_of_reports
+        )
 
     async def post(self, message: Message) -> None:
         """A report, not waiting for its reply: it goes with the next message to the table,

@@ -148,12 +148,12 @@ def time_table_requests(recorder: Recorder, pace: Pace) -> None:
     untimed = TableClient.request
 
     @functools.wraps(untimed)
-    async def request(self: TableClient, message: Any, *, timeout: float) -> Any:
+    async def request(self: TableClient, message: Any, *, timeout: float, **options: Any) -> Any:
         if isinstance(message, Join):
-            return await untimed(self, message, timeout=timeout)
+            return await untimed(self, message, timeout=timeout, **options)
         await pace.think()
         start = time.perf_counter()
-        reply = await untimed(self, message, timeout=timeout)
+        reply = await untimed(self, message, timeout=timeout, **options)
         recorder.samples.append(time.perf_counter() - start)
         return reply
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import AsyncIterator
 
 import pytest
 import trio
@@ -88,29 +90,58 @@ class Writes(trio.abc.Stream):
         await self.stream.aclose()
 
 
-async def test_reports_go_out_right_before_the_next_request() -> None:
-    """Two reports and a request: the reports first (the table hears everything in the
-    order it happened), each in its own write (WIRE.md); their replies answer no one."""
+GAVE = [Gave(to="p2", seq=seq, mac="ab" * 16) for seq in (1, 2)]
+
+
+@contextlib.asynccontextmanager
+async def two_reports_posted() -> AsyncIterator[tuple[TableClient, Writes, trio.abc.Stream]]:
+    """A running client with ``GAVE`` posted, what it wrote, and the table's end."""
     memory, table = trio.testing.memory_stream_pair()
     ours = Writes(memory)
     client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
-    gave = [Gave(to="p2", seq=seq, mac="ab" * 16) for seq in (1, 2)]
     async with trio.open_nursery() as nursery:
         await nursery.start(client.run)
-        for report in gave:
+        for report in GAVE:
             await client.post(report, timeout=TIMEOUT)
+        yield client, ours, table
+        nursery.cancel_scope.cancel()
+
+
+async def reports_and_request_then_replies(table: trio.abc.Stream, last: bytes) -> None:
+    """Read two reports and a request, then answer all three (``last`` for the request)."""
+    data = b""
+    while data.count(b"\n") < 3:
+        with trio.fail_after(TIMEOUT):
+            data += await table.receive_some(65536)
+    await table.send_all(encode(ok()) + encode(ok()) + last)
+
+
+async def test_reports_go_out_right_before_the_next_request() -> None:
+    """Two reports and a request: the reports first (the table hears everything in the
+    order it happened), each in its own write (WIRE.md); their replies answer no one."""
+    async with two_reports_posted() as (client, ours, table), trio.open_nursery() as nursery:
+        last = encode(ok(in_=["p1"], out=[]))
+        nursery.start_soon(reports_and_request_then_replies, table, last)
+        assert (await client.request(Status(), timeout=TIMEOUT)).in_ == ["p1"]
+        assert ours.writes == [encode(GAVE[0]), encode(GAVE[1]), encode(Status())]
+
+
+async def test_a_request_ahead_of_the_reports_goes_first_and_gets_its_own_reply() -> None:
+    """A status in the middle of a handoff does not wait behind queued reports: it is
+    written alone, its reply is its own, and the reports follow with the next request."""
+    async with two_reports_posted() as (client, ours, table), trio.open_nursery() as nursery:
 
         async def table_side() -> None:
-            data = b""
-            while data.count(b"\n") < 3:
-                with trio.fail_after(TIMEOUT):
-                    data += await table.receive_some(65536)
-            await table.send_all(encode(ok()) + encode(ok()) + encode(ok(in_=["p1"], out=[])))
+            assert await read_request(table) == encode(Status())
+            await table.send_all(encode(ok(in_=["first"], out=["p3"])))
+            await reports_and_request_then_replies(table, encode(ok(in_=["second"], out=[])))
 
         nursery.start_soon(table_side)
-        assert (await client.request(Status(), timeout=TIMEOUT)).in_ == ["p1"]
-        assert ours.writes == [encode(gave[0]), encode(gave[1]), encode(Status())]
-        nursery.cancel_scope.cancel()
+        reply = await client.request(Status(), timeout=TIMEOUT, ahead_of_reports=True)
+        assert reply.in_ == ["first"] and reply.out == ["p3"]
+        assert ours.writes == [encode(Status())]
+        assert (await client.request(Status(), timeout=TIMEOUT)).in_ == ["second"]
+        assert ours.writes == [encode(Status()), encode(GAVE[0]), encode(GAVE[1]), encode(Status())]
 
 
 async def test_a_report_alone_goes_out_within_the_report_delay(

@@ -49,24 +49,33 @@ def test_default_seed_has_a_skip(default_game: oldmaid_game.ScenarioResult) -> N
     assert default_game.summary is not None and default_game.summary.skips >= 1
 
 
-def test_a_seat_that_said_out_is_not_asked_again(
+def test_a_seat_known_to_be_out_is_not_asked_again(
     default_game: oldmaid_game.ScenarioResult,
 ) -> None:
-    # Being out is final (protocol 7.7): each peer asks a seat that is out once, and
-    # skips it without a word from then on (its log says "known").
+    # Being out is final (protocol 7.7): each peer asks a seat that is out at most
+    # once, and skips it without a word from then on: after it said so ("known"),
+    # or once a status reply of the table listed it as out ("listed"; the peer
+    # asks for one whenever a seat first answers it out).
     _assert_passed(default_game)
     asked: Counter[tuple[str, str]] = Counter()
+    listed: Counter[tuple[str, str]] = Counter()
     known = 0
     for log in default_game.workdir.glob("p*.events.jsonl"):
         for event in read_events(log):
             if event.get("event") == "skip" and event.get("phase") == "offer":
+                seat = (log.name, event["over"])
                 if event.get("known"):
                     known += 1
-                    assert asked[(log.name, event["over"])] == 1, event
+                    assert asked[seat] == 1, event
+                elif event.get("listed"):
+                    listed[seat] += 1
+                    assert asked[seat] == 0, event  # it said out to us: that is "known"
                 else:
-                    asked[(log.name, event["over"])] += 1
+                    asked[seat] += 1
     assert max(asked.values()) == 1
     assert known >= 1
+    assert sum(listed.values()) >= 1
+    assert not set(asked) & set(listed)
 
 
 def test_a_seed_replays_the_same_game(
