@@ -4,6 +4,7 @@
   decision a turn takes;
 - the links (``Links``): the listener that players to our right dial in to,
   one link per seat we dial, and the exchanges on them;
+- the walk (``Walk``): finding the next player who is in, seat by seat;
 - the stall watch (``StallWatch``): a player who left holding the turn;
 - the suspicion checks (``Suspicion``): what reaches us that only a cheat or
   a bug explains, reported to the table (``accuse``) before we leave;
@@ -28,17 +29,15 @@ import trio
 
 from ring.events import EventLog
 from ring.oldmaid.hand import Hand
-from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.links import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.links import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
-from ring.oldmaid.messages import Draw, GameOver, Join, Offer, Reply, YourTurn, error
+from ring.oldmaid.links import Links
+from ring.oldmaid.messages import Draw, GameOver, Join, Offer, YourTurn, error
 from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
 from ring.oldmaid.peer_config import config_from_args
 from ring.oldmaid.suspicion import Suspicion
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide, as_peer_error
 from ring.oldmaid.turns import (
-    GONE,
-    SILENT,
     AfterDraw,
     Outcome,
     PeerError,
@@ -48,6 +47,7 @@ from ring.oldmaid.turns import (
     wire,
 )
 from ring.oldmaid.turns import fault as fault  # re-exported
+from ring.oldmaid.walk import Walk
 from ring.oldmaid.watch import StallWatch
 from ring.transport import Connection, plain_ip
 
@@ -71,6 +71,7 @@ class Peer:
         self.links = Links(config, self.turns, self.table, self.log, seated=self.seated)
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
+        self.walk = Walk(self.turns, self.links, self.suspicion, self.log)
         self._draw_turn_request: YourTurn | None = None  # the last draw turn handed to us
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
@@ -253,7 +254,7 @@ class Peer:
 
     async def _hand_on_draw(self) -> None:
         request = self.turns.your_turn()
-        taker = await self._find_taker(request)
+        taker = await self.walk.find_taker(request)
         if taker is None:
             self.turns.no_one_took(request)  # raises: someone is always in while the deck lasts
             return
@@ -267,7 +268,7 @@ class Peer:
         if self.turns.out_of_cards:
             await self.table.go_out()
         offer = self.turns.offer()
-        taker = await self._find_taker(offer)
+        taker = await self.walk.find_taker(offer)
         if taker is None:
             self.turns.no_one_took(offer)
             self.log.write("lost", hand=self._hand_on_wire(), how="no one else in")
@@ -286,38 +287,6 @@ class Peer:
         await self.links.reporting.gave(to, taken)
         if self.turns.out_of_cards:
             await self.table.go_out()
-
-    async def _find_taker(self, request: YourTurn | Offer) -> tuple[int, float, Reply] | None:
-        """Ask seat after seat to take ``request`` (7.7); None if no other player is in.
-
-        Else the seat that took it, when it was asked (``time.monotonic()``), and its
-        ``ok``. In a verified game each seat gets the request made out to it (14.6).
-        """
-        phase = "draw" if isinstance(request, YourTurn) else "offer"
-        reporting = self.links.reporting
-        for seat in self.turns.seats_to_ask():
-            to = self.turns.nick_of(seat)
-            if seat in self.turns.said_out:  # it told us so before: out for good (7.7)
-                self.log.write("skip", over=to, phase=phase, known=True)
-                continue
-            if self.suspicion.listed_out(to):  # the table's word: out for good (7.7)
-                self.log.write("skip", over=to, phase=phase, listed=True)
-                continue
-            asked = time.monotonic()
-            if isinstance(request, YourTurn):
-                sent: YourTurn | Offer = reporting.your_turn_to(request, to)
-            else:
-                sent = reporting.offer_to(request, to)
-            reply = await self.links.ask(seat, sent)
-            if self.turns.took(seat, request, reply):
-                return seat, asked, reply
-            if reply is not GONE and reply is not SILENT:
-                self.turns.said_out.add(seat)
-                # Checked before the next seat is asked: the status also lists the
-                # seats after this one that are out, skipped then without an ask.
-                await self.suspicion.said_out(seat, ack=reply.ack)
-            self._log_skip(seat, reply, phase)
-        return None
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         await self.links.serve_pick(link, seat, offered)
@@ -406,15 +375,6 @@ class Peer:
     def _log_phase_change(self, before: Phase) -> None:
         if self.turns.phase is not before:
             self.log.write("phase", phase=self.turns.phase.value)
-
-    def _log_skip(self, seat: int, reply: Reply, phase: str) -> None:
-        over = self.turns.nick_of(seat)
-        if reply is SILENT:
-            self.log.write("skip", over=over, phase=phase, silent=True, waited=OUT_GRACE)
-        elif reply is GONE:
-            self.log.write("skip", over=over, phase=phase, **{self.turns.gone[seat]: True})
-        else:
-            self.log.write("skip", over=over, phase=phase)
 
     def _hand_on_wire(self) -> list[list[str]]:
         return [wire(card) for card in self.turns.hand.cards]

@@ -1,0 +1,75 @@
+"""Finding the next player who is in (docs/protocols/oldmaid.md 7.7): the turn holder's walk.
+
+Seat after seat to the left, never ourselves: a seat that said ``out`` to us
+before, or that a status reply of the table listed as out, is skipped without
+a word (being out is final); any other is asked (``Links.ask``: dialled if
+need be, and skipped as gone or silent where the table lists it as out). The
+first ``ok`` takes the turn. A first ``out`` from a seat is checked with the
+table before the walk goes on (``Suspicion.said_out``): that status also lists
+the seats beyond that are out, so late in a game one answer spares the walk
+a dial and a question for each of them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ring.events import EventLog
+from ring.oldmaid.links import OUT_GRACE, Links
+from ring.oldmaid.messages import Offer, Reply, YourTurn
+from ring.oldmaid.suspicion import Suspicion
+from ring.oldmaid.turns import GONE, SILENT, Turns
+
+# The seat that took the turn, when it was asked (``time.monotonic()``), and its ``ok``.
+Taker = tuple[int, float, Reply]
+
+
+class Walk:
+    """One peer's walk round the ring, over its turn machine, links and checks."""
+
+    def __init__(self, turns: Turns, links: Links, suspicion: Suspicion, log: EventLog) -> None:
+        self._turns = turns
+        self._links = links
+        self._suspicion = suspicion
+        self._log = log
+
+    async def find_taker(self, request: YourTurn | Offer) -> Taker | None:
+        """Ask seat after seat to take ``request``; None if no other player is in.
+
+        In a verified game each seat gets the request made out to it (14.6).
+        """
+        turns, log = self._turns, self._log
+        phase = "draw" if isinstance(request, YourTurn) else "offer"
+        reporting = self._links.reporting
+        for seat in turns.seats_to_ask():
+            to = turns.nick_of(seat)
+            if seat in turns.said_out:  # it told us so before: out for good
+                log.write("skip", over=to, phase=phase, known=True)
+                continue
+            if self._suspicion.listed_out(to):  # the table's word: out for good
+                log.write("skip", over=to, phase=phase, listed=True)
+                continue
+            asked = time.monotonic()
+            if isinstance(request, YourTurn):
+                sent: YourTurn | Offer = reporting.your_turn_to(request, to)
+            else:
+                sent = reporting.offer_to(request, to)
+            reply = await self._links.ask(seat, sent)
+            if turns.took(seat, request, reply):
+                return seat, asked, reply
+            if reply is not GONE and reply is not SILENT:
+                turns.said_out.add(seat)
+                # Checked before the next seat is asked: the status also lists the
+                # seats after this one that are out, skipped then without an ask.
+                await self._suspicion.said_out(seat, ack=reply.ack)
+            self._log_skip(seat, reply, phase)
+        return None
+
+    def _log_skip(self, seat: int, reply: Reply, phase: str) -> None:
+        over = self._turns.nick_of(seat)
+        if reply is SILENT:
+            self._log.write("skip", over=over, phase=phase, silent=True, waited=OUT_GRACE)
+        elif reply is GONE:
+            self._log.write("skip", over=over, phase=phase, **{self._turns.gone[seat]: True})
+        else:
+            self._log.write("skip", over=over, phase=phase)
