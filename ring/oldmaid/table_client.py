@@ -10,12 +10,14 @@ they came, so every reply is matched to its request in that order.
 
 A queued report goes out right before the next message to the table (so the
 table still hears everything in the order it happened), or at most
-``REPORT_DELAY`` after it was queued: a burst of writes, each message in its
-own (WIRE.md: a sender never puts two messages in one write), that the
-table reads in one wakeup, later than the handoff that made them. On a
-machine with fewer cores than players, a report written and read at once
-took the core the next handoff needed (``make bench-ring``: about 0.4 ms of
-a 1.2 ms handoff).
+``REPORT_DELAY`` after it was queued, or as soon as ``REPORT_BATCH`` wait:
+a burst of writes, each message in its own (WIRE.md: a sender never puts
+two messages in one write), that the table reads in one wakeup, later than
+the handoff that made them. On a machine with fewer cores than players, a
+report written and read at once took the core the next handoff needed
+(``make bench-ring``: about 0.4 ms of a 1.2 ms handoff); a burst of thirty,
+written and answered one by one, kept another peer from a core for 1-3 ms
+(the ring's slowest handoffs), hence the cap.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from ring.oldmaid.messages import GameOver, Message, Reply
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
 from ring.transport import SEND_FAILED, Connection
 
-# How long a report may wait for other messages to go out with (see the module's text).
+# How long a report may wait for other messages to go out with, and how many may wait
+# (see the module's text; the batch was chosen by make bench-ring, 8, 12 and 16 tried).
 REPORT_DELAY = 0.05
+REPORT_BATCH = 12
 
 
 class TableError(Exception):
@@ -62,6 +66,7 @@ class TableClient:
         self.refused_reports: list[str] = []  # the table's errors to posted reports
         self._reports: list[Message] = []  # posted, not written yet
         self._reports_queued = trio.Event()  # set while _reports holds any
+        self._batch_full = trio.Event()  # set once _reports holds REPORT_BATCH
         self._report_timeout = math.inf
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -125,11 +130,13 @@ class TableClient:
 
     async def post(self, message: Message, *, timeout: float, at_once: bool = False) -> None:
         """Queue a report, not waiting for its reply (protocol 14.6): it goes out with
-        the next message, or within ``REPORT_DELAY``; ``at_once``: now. An error reply is
-        kept in ``refused_reports``."""
+        the next message, or within ``REPORT_DELAY``, or once ``REPORT_BATCH`` are queued;
+        ``at_once``: now. An error reply is kept in ``refused_reports``."""
         self._reports.append(message)
         self._report_timeout = timeout
         self._reports_queued.set()
+        if len(self._reports) >= REPORT_BATCH:
+            self._batch_full.set()  # written by _write_reports_later, beside the caller
         if at_once:
             await self.write_reports()
 
@@ -141,7 +148,9 @@ class TableClient:
     async def _write_reports_later(self) -> None:
         while True:
             await self._reports_queued.wait()
-            await trio.sleep(REPORT_DELAY)
+            with trio.move_on_after(REPORT_DELAY):
+                await self._batch_full.wait()
+            self._batch_full = trio.Event()
             try:
                 await self.write_reports()
             except SEND_FAILED:

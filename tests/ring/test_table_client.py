@@ -12,7 +12,7 @@ import trio.testing
 
 from ring.oldmaid.messages import Gave, Status, encode, ok
 from ring.oldmaid.protocol import Link, Role
-from ring.oldmaid.table_client import REPORT_DELAY, TableClient, TableError
+from ring.oldmaid.table_client import REPORT_BATCH, REPORT_DELAY, TableClient, TableError
 from ring.transport import Connection
 
 TIMEOUT = 5.0
@@ -161,5 +161,31 @@ async def test_a_report_alone_goes_out_within_the_report_delay(
         posted = trio.current_time()
         await client.post(Gave(to="p2", seq=2, mac="ab" * 16), timeout=TIMEOUT, at_once=True)
         assert await table.receive_some(65536) == encode(Gave(to="p2", seq=2, mac="ab" * 16))
+        assert trio.current_time() == posted
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_full_batch_of_reports_goes_out_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """REPORT_BATCH reports do not wait for the delay (a long burst of them kept other
+    peers from a core); fewer do."""
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    reports = [Gave(to="p2", seq=seq, mac="ab" * 16) for seq in range(1, REPORT_BATCH + 1)]
+    expected = b"".join(encode(report) for report in reports)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client.run)
+        posted = trio.current_time()
+        for report in reports[:-1]:
+            await client.post(report, timeout=TIMEOUT)
+        await trio.testing.wait_all_tasks_blocked()
+        assert trio.current_time() == posted  # still waiting: one short of a batch
+        await client.post(reports[-1], timeout=TIMEOUT)
+        data = b""
+        while len(data) < len(expected):
+            with trio.fail_after(TIMEOUT):
+                data += await table.receive_some(65536)
+        assert data == expected
         assert trio.current_time() == posted
         nursery.cancel_scope.cancel()
