@@ -46,14 +46,8 @@ from ring.net import MAX_REFUSING
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.sansio import NEED_DATA
 from ring.serve import raise_file_limit
-from scenarios.bench.fuzz import (
-    IDLE_TIMEOUT,
-    SERVICES,
-    Attack,
-    AttackResult,
-    attack_alone,
-    play_round,
-)
+from scenarios.bench.attacks import IDLE_TIMEOUT, Attack, AttackResult, attack_alone
+from scenarios.bench.fuzz import SERVICES, play_round
 from scenarios.bench.fuzz import Round as FuzzRound
 from services.notipping.protocol import Begin, ClientConnection, Granted, Round
 from services.notipping.server import MAX_JOIN_REQUESTS

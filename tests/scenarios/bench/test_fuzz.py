@@ -23,7 +23,8 @@ import trio
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from scenarios.bench.fuzz import ENDINGS, TARGETS, Attack, AttackResult, Round, play_round
+from scenarios.bench.attacks import ENDINGS, Attack, AttackResult
+from scenarios.bench.fuzz import TARGETS, Round, play_round
 from services.fishnet.protocol import BadLine, Role, parse_line
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "4"))
