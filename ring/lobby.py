@@ -32,6 +32,7 @@ own handling of connections and the same tail.
 from __future__ import annotations
 
 import abc
+import functools
 import itertools
 import sys
 from collections.abc import Callable
@@ -127,7 +128,8 @@ class Lobby(abc.ABC):
         self._seats: dict[int, Seat] = {}  # the game forming
         self._numbers = itertools.count(1)
         # Lines about connections that never took a seat come in crowds (ring.burst_log).
-        self.unseated = BurstLog(self.log)
+        # Not self.log: a bound method would make the server and its BurstLog a cycle.
+        self.unseated = BurstLog(functools.partial(say, self.service))
 
     @property
     def games_running(self) -> set[Match[Any]]:
@@ -189,7 +191,7 @@ class Lobby(abc.ABC):
             del self._seats[player.seat]
 
     def log(self, line: str) -> None:
-        print(f"{self.service}: {line}", file=sys.stderr, flush=True)
+        say(self.service, line)
 
     # -- a connection, from its first byte to the end of its game -------------------
 
@@ -257,6 +259,11 @@ class Lobby(abc.ABC):
     async def shut_down(self) -> None:
         """The handouts have no message for a server that stops: games end as they stand."""
         self.arena.stop()
+
+
+def say(service: str, line: str) -> None:
+    """One line of a service's log, on stderr."""
+    print(f"{service}: {line}", file=sys.stderr, flush=True)
 
 
 def advertise(

@@ -240,6 +240,11 @@ class Match:
                 for seat in self.seats:
                     if isinstance(seat, Client):
                         await seat.conn.aclose()
+            # Its clients point back at it: without this the ended game would wait,
+            # records and all, for a garbage collection, which stops every game.
+            for seat in self.seats:
+                if isinstance(seat, Client):
+                    seat.match = None
 
     async def shut_down(self) -> None:
         """Tell this game's clients that the server is stopping (WIRE.md's error, then close)."""

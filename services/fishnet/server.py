@@ -167,6 +167,8 @@ class FishNetServer:
             # A bug in one game must not take the others down with it.
             print(f"fishnet: internal error on connection {client.number}:", file=sys.stderr)
             traceback.print_exc()
+        finally:
+            conn.observer = None  # it holds the client, which holds the connection
 
     async def _converse(self, client: Client) -> None:
         play = await self._await_play(client)

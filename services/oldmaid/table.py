@@ -156,10 +156,11 @@ async def serve_tables(
                     failure = exc
                 nursery.cancel_scope.cancel()
         finally:
-            server.record_ends()
+            server.stopped()
     if failure is not None:
         raise TableError(str(failure))
-    return [game.outcome() for game in server.games if game.ended.is_set()]
+    ended = server.outcomes + [game.outcome() for game in server.games if game.ended.is_set()]
+    return sorted(ended, key=lambda outcome: outcome.number)
 
 
 async def serve_table(

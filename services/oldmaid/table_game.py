@@ -442,6 +442,15 @@ class Game:
         verified = [s.nick for s in self.referee.seats if s.nick in self.referee.verified]
         return {"verified": verified} if verified else {}
 
+    def let_go(self) -> None:
+        """The table is done with this game (its players gone, or the table stopped): what
+        points back at it lets go (the table's and its ledger's callbacks; its clients did
+        as their connections ended), so that it is freed at once, without a garbage
+        collection, which stops every game on the server."""
+        self._on_change = _unchanged
+        if self.verified is not None:
+            self.verified.let_go()
+
     async def close_when_gone(self, linger: float) -> None:
         """After the end: wait for the players to leave, at most ``linger``, then close them."""
         await self.ended.wait()
@@ -465,6 +474,10 @@ class Game:
             rule=self.referee.rule,
             verified=tuple(self._verified().get("verified", ())),
         )
+
+
+def _unchanged() -> None:
+    """What a game let go of tells the table: nothing (``Game.let_go``)."""
 
 
 def shutting_down() -> bool:

@@ -40,7 +40,7 @@ from ring.oldmaid.messages import (
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
 from ring.record import RecordHub
 from ring.transport import Connection, plain_ip
-from services.oldmaid.game_outcome import game_seed
+from services.oldmaid.game_outcome import GameOutcome, game_seed
 from services.oldmaid.referee import (
     Address,
     GameState,
@@ -62,7 +62,13 @@ class TableServer:
         self.hub = hub  # every game's records (ring.record); the transcript writer subscribes
         self.address: tuple[str, int] | None = None
         self.nursery: trio.Nursery | None = None
-        self.games: list[Game] = []  # every game so far, in the order they formed
+        # The games forming, under way, or ended with players still there; each leaves
+        # once its players have gone, so that a table that runs all day holds only these.
+        self.games: list[Game] = []
+        self._forming: Game | None = None
+        self.opened = 0  # games so far
+        # Those that ended and left, when the table plays a set number (``serve_tables``).
+        self.outcomes: list[GameOutcome] = []
         self.all_ended = trio.Event()  # as many games as config.games have ended
         self.advertiser: Advertiser | None = None  # set while advertised over mDNS
         self._numbers = itertools.count(1)
@@ -71,12 +77,14 @@ class TableServer:
     @property
     def forming(self) -> Game:
         """The game new joins go to (the last game, once the table has started them all)."""
-        return self.games[-1]
+        assert self._forming is not None, "the table opens its first game as it starts listening"
+        return self._forming
 
     def open_game(self) -> Game:
         assert self.nursery is not None and self.address is not None
         config = self.config
-        number = len(self.games) + 1
+        self.opened += 1
+        number = self.opened
         seed = game_seed(self.seed, number, keyed=self.config.keyed)
         game = Game(
             number,
@@ -96,6 +104,7 @@ class TableServer:
             "listening", host=host, port=port, players=config.players, seed=seed, game=number
         )
         self.games.append(game)
+        self._forming = game
         self.nursery.start_soon(self._finish, game)
         return game
 
@@ -106,7 +115,7 @@ class TableServer:
         self._advertise_state()
 
     def _may_open_another(self) -> bool:
-        return self.config.games is None or len(self.games) < self.config.games
+        return self.config.games is None or self.opened < self.config.games
 
     async def _finish(self, game: Game) -> None:
         await game.ended.wait()
@@ -114,6 +123,10 @@ class TableServer:
             self.config.on_end(game.outcome())
         await game.close_when_gone(self.config.linger)
         game.record_end()
+        if self.config.games is not None:
+            self.outcomes.append(game.outcome())
+        self.games.remove(game)
+        game.let_go()
         self._finished += 1
         if self.config.games is not None and self._finished >= self.config.games:
             self.all_ended.set()
@@ -142,8 +155,15 @@ class TableServer:
             client.closed = True
             if client.game is not None:
                 client.game.release(client, shutting_down=shutting_down())
-        if client.game is not None:
-            await client.game.announce_end()
+        try:
+            if client.game is not None:
+                await client.game.announce_end()
+        finally:
+            # Done with: the client and its game, and the connection and its client, no
+            # longer point at one another, so an ended game is freed as soon as the table
+            # lets it go, without a garbage collection (which stops every game).
+            conn.observer = None
+            client.game = None
 
     async def _converse(self, client: Client) -> None:
         # From connect, not from the last message: a connection that sends
@@ -299,10 +319,12 @@ class TableServer:
         for game in self.games:
             await game.shut_down()
 
-    def record_ends(self) -> None:
-        """The table has stopped: close every game's records that are still open."""
+    def stopped(self) -> None:
+        """The table has stopped: close every game's records that are still open, and let
+        each game go (``Game.let_go``)."""
         for game in self.games:
             game.record_end()
+            game.let_go()
 
     # -- mDNS ---------------------------------------------------------------
 

@@ -55,6 +55,12 @@ class VerifiedGame:
         self._holding = False  # the end is decided, and held for the last reports
         self._announced = False
 
+    def let_go(self) -> None:
+        """The table is done with the game (its record has ended, its players gone): drop
+        the way back to it, so that the game and its ledger are freed at once rather than
+        by a garbage collection, which stops every game on the server."""
+        self._on_decided = _decided_too_late
+
     # -- what reaches the ledger -------------------------------------------------
 
     def saw(self, event: RefereeEvent) -> None:
@@ -139,3 +145,7 @@ class VerifiedGame:
         self._holding = False
         self._announced = True
         await self._on_decided()
+
+
+async def _decided_too_late() -> None:
+    """Nothing to record or announce: the game's record has ended."""

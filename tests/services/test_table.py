@@ -1268,7 +1268,7 @@ async def table_in_memory(
             yield MemoryTable(server, nursery)
             nursery.cancel_scope.cancel()
     finally:
-        server.record_ends()
+        server.stopped()
         if writer is not None:
             writer.close()
 
@@ -1437,3 +1437,18 @@ async def test_a_verified_join_gets_a_secret_and_the_proofs_an_older_one_sees_no
         assert proofs.proof(ann["secret"], "bob") == bob["proofs"]["ann"]
         assert proofs.proof(bob["secret"], "ann") == ann["proofs"]["bob"]
         assert (await clients["old"].status())["verified"] == ["ann", "bob"]
+
+
+async def test_a_table_lets_a_game_go_once_its_players_have_gone(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A class's table runs all day: it holds the games forming and under way, not every
+    game it ever played (each of which, records and all, it held until it stopped)."""
+    async with table_in_memory(players=2, games=None) as t:
+        _, clients = await t.seat(2)
+        [first, forming] = t.server.games
+        for client in clients.values():
+            await client.aclose()  # the game is aborted: a player left
+        await trio.sleep(HOUR)
+        assert first.ended.is_set()
+        assert t.server.games == [forming] and t.server.forming is forming
