@@ -64,6 +64,7 @@ from ring.seeds import keyed_text
 __all__ = [
     "AGAIN",
     "READ_SIZE",
+    "REPORTS_KEPT",
     "SHUT_DOWN",
     "Again",
     "Arena",
@@ -81,6 +82,9 @@ __all__ = [
 ]
 
 SHUT_DOWN = "the server shut down"
+# The reports of ended games a server keeps, newest last. It runs all day: its on_end
+# callback is where reports go; these are a look at the last few (and for tests).
+REPORTS_KEPT = 1_000
 
 S = TypeVar("S")
 Tells = Sequence[tuple[int, Any]]  # messages, each to a seat, in order
@@ -343,11 +347,14 @@ class Match(Generic[S]):
 
 
 class Arena:
-    """A server's matches: those under way, and the reports of those that ended."""
+    """A server's matches: those under way, and the reports of the last that ended."""
 
-    def __init__(self, on_end: Callable[[Any], object] | None = None) -> None:
+    def __init__(
+        self, on_end: Callable[[Any], object] | None = None, *, keep: int = REPORTS_KEPT
+    ) -> None:
         self.running: set[Match[Any]] = set()
         self.reports: list[Any] = []
+        self._keep = keep
         self.on_end = on_end
         # Called with each match as it begins, and once it has ended, whatever its end (a
         # tournament reads its seats, verdict, fault and turn times there).
@@ -366,6 +373,7 @@ class Arena:
             if self.on_match is not None:
                 self.on_match(match)
         self.reports.append(report)
+        del self.reports[: -self._keep]
         if self.on_end is not None:
             self.on_end(report)
         return report

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ring.lobby import ServerError, serve
-from ring.match import Arena
+from ring.match import REPORTS_KEPT, Arena
 from ring.net import Refusal, answer_once, mark_established
 from ring.record import RecordHub
 from ring.sansio import Closed, Invalid
@@ -146,6 +146,7 @@ class FishNetServer:
 
     def reported(self, report: GameReport) -> None:
         self.reports.append(report)
+        del self.reports[:-REPORTS_KEPT]
         if self.on_report is not None:
             self.on_report(report)
 

@@ -292,6 +292,18 @@ async def test_the_arena_reports_each_game_that_ended() -> None:
     assert [report[0] for report in arena.reports] == [1, 2] and seen == arena.reports
 
 
+async def test_the_arena_keeps_only_the_last_reports() -> None:
+    """A server runs all day: every report goes to on_end, and only the last few stay."""
+    seen: list[Any] = []
+    arena = Arena(on_end=seen.append, keep=2)
+    for number in (1, 2, 3):
+        seats = [Seat(trio.testing.memory_stream_pair()[1], LineWire(), "?", max_unread=64,
+                      shown=shown) for _ in (0, 1)]  # fmt: skip
+        await arena.play(Match(Race(), seats, (11, 1), number=number, seed=None, hub=RecordHub()))
+    assert [report[0] for report in seen] == [1, 2, 3]
+    assert [report[0] for report in arena.reports] == [2, 3]
+
+
 def test_game_seeds_published_or_keyed() -> None:
     assert game_seed(7, False, "race", 3) == "7:3"
     assert game_seed(7, True, "race", 3) == keyed_text(7, "race", 3)
