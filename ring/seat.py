@@ -99,8 +99,9 @@ class Seat:
         self.waiting_scope = trio.CancelScope()  # its own task reads until the game begins
         self.stopped_waiting = trio.Event()  # that read has ended: the game may read now
         # Lines logged before its game has a record, kept with their times (bounded).
-        self.prelude = record.Held()
-        self.log: Callable[..., None] = lambda **line: self.prelude.add(line)
+        self.prelude = prelude = record.Held()
+        # Not a closure over self: the seat and its log would be a reference cycle.
+        self.log: Callable[..., None] = lambda **line: prelude.add(line)
 
     @property
     def who(self) -> str:

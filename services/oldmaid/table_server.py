@@ -145,25 +145,29 @@ class TableServer:
         client = Client(number, peer, source, conn, trio.CancelScope())
         conn.observer = functools.partial(self._observe, client)
         try:
+            await self._serve(client)
+        finally:
+            # However it ended (an evicted connection is cancelled): the client and its
+            # game, and the connection and its client, no longer point at one another,
+            # so that they are freed at once, without a garbage collection (which stops
+            # every game), once the table lets the game go.
+            conn.observer = None
+            client.game = None
+
+    async def _serve(self, client: Client) -> None:
+        try:
             with client.scope:
                 await self._converse(client)
         except Exception:
             # A bug here must not take the other players' games down with it.
-            print(f"table: internal error on connection {number}:", file=sys.stderr)
+            print(f"table: internal error on connection {client.number}:", file=sys.stderr)
             traceback.print_exc()
         finally:
             client.closed = True
             if client.game is not None:
                 client.game.release(client, shutting_down=shutting_down())
-        try:
-            if client.game is not None:
-                await client.game.announce_end()
-        finally:
-            # Done with: the client and its game, and the connection and its client, no
-            # longer point at one another, so an ended game is freed as soon as the table
-            # lets it go, without a garbage collection (which stops every game).
-            conn.observer = None
-            client.game = None
+        if client.game is not None:
+            await client.game.announce_end()
 
     async def _converse(self, client: Client) -> None:
         # From connect, not from the last message: a connection that sends

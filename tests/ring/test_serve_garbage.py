@@ -8,14 +8,21 @@ its middle-generation collections find 80,000 objects at a time, in pauses of
 over 200 ms that every other game waited out (docs/services.md, "Garbage
 collection"). Here one game of each service, played by the reference clients
 of ``ring bot`` and ``ring peer`` against the services as ``ring serve`` sets
-them up, must leave none of our objects in a cycle.
+them up, must leave none of our objects in a cycle; and so must the connections
+a hostile machine opens, evicted at the per-address cap or closed for a flood
+(on the bench they left 13,000 objects a phase: a seat's log and a table
+client's observer pointed back at their owners).
 """
 
 from __future__ import annotations
 
+import contextlib
+
 import trio
 
 from ring.cli import build_parser
+from ring.flood import BAD_IN_A_ROW
+from ring.net import DEFAULT_MAX_PER_ADDRESS
 from ring.oldmaid.peer import Peer, PeerConfig
 from ring.registry import declared_services
 from ring.serve import chosen_services, seeded_settings, serve_all
@@ -32,6 +39,8 @@ from tests.cyclic_garbage import left_in_cycles
 
 WAIT = 20.0
 SERVICES = ("fishnet", "notipping", "oldmaid", "reversi")
+HOSTILE = "127.0.0.2"  # not this machine's own 127.0.0.1: capped as a machine of its own
+EVICTED = 3
 
 
 async def play_one_of_each(addresses: dict[str, tuple[str, int]]) -> None:
@@ -81,5 +90,47 @@ async def test_a_game_of_each_service_leaves_nothing_in_cycles() -> None:
             )
             with trio.fail_after(WAIT):
                 await play_one_of_each(addresses)
+            nursery.cancel_scope.cancel()
+    assert cycles == [], "\n".join(cycles)
+
+
+async def read_to_the_end(stream: trio.SocketStream) -> None:
+    while await stream.receive_some(65536):
+        pass
+
+
+async def hostile_connections(address: tuple[str, int]) -> None:
+    """From 127.0.0.2, one machine of a class: more silent connections than the cap of
+    one address (the first are evicted, closed by the server), and a flood of garbage
+    that the server ends (WIRE.md's flood rule, or the protocol's own)."""
+    host, port = address
+    silent = [
+        await trio.open_tcp_stream(host, port, local_address=HOSTILE)
+        for _ in range(DEFAULT_MAX_PER_ADDRESS + EVICTED)
+    ]
+    for stream in silent[:EVICTED]:
+        await read_to_the_end(stream)
+    flood = await trio.open_tcp_stream(host, port, local_address=HOSTILE)
+    with contextlib.suppress(trio.BrokenResourceError):
+        await flood.send_all(b"garbage;\n" * (BAD_IN_A_ROW + 1))
+    await read_to_the_end(flood)
+    for stream in [*silent, flood]:
+        await stream.aclose()
+
+
+async def test_hostile_connections_leave_nothing_in_cycles() -> None:
+    args = build_parser().parse_args(
+        ["serve", "--host", "127.0.0.1", "--seed", "5", "--no-advertise"]
+        + [f"--{name}=0" for name in SERVICES]
+    )
+    chosen = chosen_services(args, declared_services())
+    with left_in_cycles() as cycles:
+        async with trio.open_nursery() as nursery:
+            addresses = await nursery.start(
+                serve_all, list(zip(chosen, seeded_settings(args, chosen), strict=True))
+            )
+            with trio.fail_after(WAIT):
+                for name in SERVICES:
+                    await hostile_connections(addresses[name])
             nursery.cancel_scope.cancel()
     assert cycles == [], "\n".join(cycles)
