@@ -69,23 +69,61 @@ class Connection:
             # Behind a write that may take its whole timeout: the caller's
             # order cannot hold here anyway, so do not make it wait.
             task_status.started()
-        async with self._send_lock:
+        await self._take_send_lock()
+        try:
             data = self.protocol.send(message)
             if self.observer is not None:
                 self.observer("out", message)
             if not queued:
                 task_status.started()
             await write(self.stream, data, self.timeout if timeout is None else timeout)
+        finally:
+            self._send_lock.release()
+
+    async def send_each(self, *messages: Any, timeout: float | None = None) -> None:
+        """Write ``messages`` one after the other, each in its own write (WIRE.md), with
+        no other task run between them: a picker's ``ok`` and ``pick`` to an offerer that
+        reads a stream, where a turn of the loop between the two would only delay the
+        pick that the offerer waits for. A checkpoint before the first and after the last."""
+        await self._take_send_lock()
+        try:
+            limit = self.timeout if timeout is None else timeout
+            for number, message in enumerate(messages, 1):
+                data = self.protocol.send(message)
+                if self.observer is not None:
+                    self.observer("out", message)
+                await write(self.stream, data, limit, last=number == len(messages))
+        finally:
+            self._send_lock.release()
 
     async def send_together(self, *messages: Any, timeout: float | None = None) -> None:
         """Encode ``messages`` and write them in one write: the other side may read them in
-        one ``recv`` (a picker's ``ok`` and ``pick`` to an offerer that reads a stream)."""
-        async with self._send_lock:
+        one ``recv`` (``ring check``'s hasty picker: its ``ok`` and ``pick`` at once)."""
+        await self._take_send_lock()
+        try:
             data = b"".join([self.protocol.send(message) for message in messages])
             if self.observer is not None:
                 for message in messages:
                     self.observer("out", message)
             await write(self.stream, data, self.timeout if timeout is None else timeout)
+        finally:
+            self._send_lock.release()
+
+    async def _take_send_lock(self) -> None:
+        """One writer at a time, without ``trio.Lock``'s yield when the lock is free.
+
+        A cancelled caller takes nothing: it raises here, before the protocol has
+        seen the message. Otherwise the write that follows is the checkpoint (other
+        tasks run after it); a yield before it as well put one turn of the loop, with
+        every task that had become runnable, between a message's being decided and
+        its being written: 0.03 ms a message on a handoff's path (a verified game's
+        four messages, traced step by step, 2026-11-28).
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if self._send_lock.locked():
+            await self._send_lock.acquire()  # parks behind the write under way
+        else:
+            self._send_lock.acquire_nowait()
 
     async def send_or_close(
         self,
@@ -194,7 +232,9 @@ async def _read_socket(sock: trio.socket.SocketType, size: int) -> bytes:
             return b""
 
 
-async def write(stream: trio.abc.SendStream, data: bytes, timeout: float) -> None:
+async def write(
+    stream: trio.abc.SendStream, data: bytes, timeout: float, *, last: bool = True
+) -> None:
     """Write all of ``data``; ``trio.TooSlowError`` if the other side takes too long.
 
     Most writes fit in the socket's send buffer. Those go out in one
@@ -208,14 +248,15 @@ async def write(stream: trio.abc.SendStream, data: bytes, timeout: float) -> Non
     interleaving let FishNet's goodbye follow a game's end, and the refusal
     it raised skipped the listener's cancellation in ``ring.net.serving``.
     Both are fixed; tests/services/test_fishnet_server.py plays that game
-    with writes that do not yield.)
+    with writes that do not yield.) A write that is not the ``last`` of a
+    series (``Connection.send_each``) leaves that yield to the last one.
     """
     await trio.lowlevel.checkpoint_if_cancelled()
     written = _write_now(stream, data)
     if written < len(data):
         with trio.fail_after(timeout):
             await stream.send_all(data[written:])
-    else:
+    elif last:
         await trio.lowlevel.cancel_shielded_checkpoint()
 
 

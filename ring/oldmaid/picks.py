@@ -112,20 +112,22 @@ class PickExchanges:
         card_num = self._turns.choose_pick(offer.num_cards)
         blame = functools.partial(self._table.offerer_fault, offer.sender)
         together = self._config.pick_with_ok  # ring check's hasty picker: one write
-        if not together:
+        if not together and not offer.stream:
             await link.send(accepted)
-        if not offer.stream and not together:
             # It may read one message per recv: ok and pick must not arrive together.
             await trio.sleep(self.pick_pause())
-        for _ in range(MAX_BAD_PICKS):
+        for attempt in range(MAX_BAD_PICKS):
             # We accepted the offer, so the turn is ours once the card comes:
             # if it never does, nobody else will notice, so this is the end.
             try:
                 pick = self.reporting.sign(Pick(card_num=card_num), offer)
-                if together:
+                if attempt == 0 and together:
                     await link.send_together(accepted, pick)
                     self._log.write("ok_and_pick", stream=offer.stream, **{"from": offer.sender})
-                    together = False
+                elif attempt == 0 and offer.stream:
+                    # It reads a stream: the pick goes right after the ok, in a write
+                    # of its own, with nothing run between (its signature is ready).
+                    await link.send_each(accepted, pick)
                 else:
                     await link.send(pick)
                 asked = trio.current_time()
