@@ -11,6 +11,7 @@ a second writer waits for the first; each message is its own write.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 
 import pytest
 import trio
@@ -70,16 +71,23 @@ async def ticking(log: list[bytes], task_status: trio.TaskStatus[None]) -> None:
         await trio.lowlevel.checkpoint()
 
 
-async def test_each_message_is_its_own_write_with_no_task_run_between(
-    writes: list[bytes],
+async def send_beside_a_ticking_task(
+    writes: list[bytes], send: Callable[[], Awaitable[None]]
 ) -> None:
-    connection, other_end = connection_pair()
+    """``send`` with another task ready to run, its turns noted in ``writes``."""
     async with trio.open_nursery() as nursery:
         await nursery.start(ticking, writes)
         writes.clear()
         with trio.fail_after(WAIT):
-            await connection.send_each("ok", "pick")
+            await send()
         nursery.cancel_scope.cancel()
+
+
+async def test_each_message_is_its_own_write_with_no_task_run_between(
+    writes: list[bytes],
+) -> None:
+    connection, other_end = connection_pair()
+    await send_beside_a_ticking_task(writes, lambda: connection.send_each("ok", "pick"))
     assert writes[:2] == [b"ok\n", b"pick\n"]
     assert connection.protocol.sent == ["ok", "pick"]
     with trio.fail_after(WAIT):
@@ -100,12 +108,7 @@ async def test_a_send_on_a_free_connection_writes_before_any_other_task_runs(
     writes: list[bytes],
 ) -> None:
     connection, _other_end = connection_pair()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(ticking, writes)
-        writes.clear()
-        with trio.fail_after(WAIT):
-            await connection.send("offer")
-        nursery.cancel_scope.cancel()
+    await send_beside_a_ticking_task(writes, lambda: connection.send("offer"))
     assert writes[0] == b"offer\n"
 
 
@@ -126,7 +129,7 @@ async def test_a_cancelled_send_writes_nothing_and_leaves_the_protocol_alone(
     assert not connection._send_lock.locked()
 
 
-async def test_a_second_writer_waits_for_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_second_writer_waits_for_the_first() -> None:
     """The first write does not fit in the socket's buffer, so it waits in ``send_all``
     for the other side to read; a second send must not slip its bytes in between."""
     connection, other_end = connection_pair()
