@@ -47,6 +47,7 @@ TAIL_LINES = 20
 # Each run's own token, in its environment and so in everything it starts.
 RUN_TAG = "CARDRING_RUN"
 PROC = Path("/proc")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 # WIRE.md's placeholders and the environment variable that carries each.
 PLACEHOLDERS = {
@@ -211,6 +212,28 @@ class RunningProgram:
         self.returncode = self.process.returncode
         self.strays += _kill_tagged(self.tag)
 
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by every process of its group (threads included; a
+        wrapper's children too, reaped or not): how a runner tells a program that
+        thinks from one that waits."""
+        return group_cpu_seconds(self.process.pid)
+
+    def stderr_size(self) -> int:
+        """How much it has written on stderr so far: what it writes after is new."""
+        try:
+            return self.stderr_path.stat().st_size
+        except OSError:
+            return 0
+
+    def stderr_since(self, offset: int) -> str:
+        """What it wrote on stderr from ``offset`` on (the last 64 KiB at most)."""
+        try:
+            with self.stderr_path.open("rb") as file:
+                file.seek(max(offset, self.stderr_size() - 65536))
+                return file.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
@@ -263,6 +286,24 @@ def _kill_tagged(tag: str, passes: int = 3, *, whole: bool = True) -> int:
         if not found:
             break
     return len(killed)
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """User and system CPU seconds of every process in group ``pgid``, from /proc (0.0
+    where there is none): each process's own, and its reaped children's."""
+    if not PROC.is_dir():
+        return 0.0
+    ticks = 0
+    for pid in _pids():
+        try:
+            stat = (PROC / str(pid) / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the command's closing parenthesis: state is 3, pgrp 5, utime 14.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 14 and int(fields[2]) == pgid:
+            ticks += sum(int(value) for value in fields[11:15])
+    return ticks / CLOCK_TICKS
 
 
 def _pids() -> list[int]:

@@ -29,6 +29,8 @@ def _options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--case", action="append", metavar="ID", help="run only this case "
                        "(repeatable; a prefix such as reversi.framing runs a group)")  # fmt: skip
     check.add_argument("--list", action="store_true", help="list the cases and exit")
+    check.add_argument("--rules", action="store_true", help="list the rules the cases hold "
+                       "a program to, each with the cases that test it, and exit")  # fmt: skip
     check.add_argument("--jobs", type=int, default=4, help="cases at once (default 4)")
     check.add_argument("--move-time", type=cliargs.seconds, metavar="SECONDS", help="the time "
                        "a move may take (default: the protocol's)")  # fmt: skip
@@ -92,6 +94,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"ring check: no case matches {', '.join(args.case)}", file=sys.stderr)
             return 2
         cases = chosen
+    if args.rules:
+        from scenarios.check.rules_table import table
+
+        print("\n".join(table(args.game, cases)))
+        return 0
     if args.list:
         for case in cases:
             print(f"{case.case_id:<{report.ID_WIDTH}} {case.section:<16} {case.title}")

@@ -7,7 +7,11 @@ plays the opponent itself (a seeded random request for a rank it holds, or,
 where the case says so, a pass). A case may deal a position of its own
 choosing. A request for a rank the program does not hold, a line the server
 would answer with ``error``, or a ``quit`` before the end is a FAIL in every
-case: the server would answer it, but a correct client never sends it.
+case: the server would answer it, but a correct client never sends it. Two
+cases send ``error`` lines a correct client never caused, at its turn and at
+the opponent's: the handout says a client "should print the error
+description to the screen and attempt to continue", and fishnet.md makes it
+a must.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from dataclasses import dataclass
 import trio
 
 from ring.sansio import Closed, Invalid
-from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
+from scenarios.check import obligations as rules
+from scenarios.check.runner import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.wire import Outbox, Wire, read_event
 from services.fishnet.protocol import (
     Error,
@@ -38,6 +43,9 @@ from services.fishnet.rules import FishNetGame, RuleError
 MOVE_LIMIT = 120.0  # the server's --move-time default: to answer yourturn
 SEED = 2013
 CLIENT, OPPONENT = 0, 1
+# The error lines the checker sends unasked: reasons that say where they come from.
+ERROR_AT_TURN = "check_error_at_your_turn"
+ERROR_OUT_OF_TURN = "check_error_out_of_turn"
 
 
 @dataclass(frozen=True)
@@ -93,44 +101,62 @@ class ServerSide:
         self.wire = wire
         self.move_limit = move_limit
         self.link = Link(Role.SERVER)
-        self.outbox = Outbox(wire, self.judge, split=style.split, together=style.together)
+        self.outbox = Outbox(
+            wire, self.judge, split=style.split, together=style.together,
+            stay=rules.FISHNET_STAY,
+        )  # fmt: skip
         self.move_times: list[float] = []
 
     async def send(self, messages: list[ServerMessage]) -> None:
         if messages:
             await self.outbox.write(*[self.link.send(message) for message in messages])
 
-    async def next_event(self, wait: float, waiting_for: str) -> object:
-        return await read_event(self.wire, self.link, self.judge, wait, waiting_for)
+    async def next_event(self, wait: float, waiting_for: str, rule: rules.Rule) -> object:
+        return await read_event(self.wire, self.link, self.judge, wait, waiting_for, rule)
 
     async def read_play(self) -> Play:
-        event = await self.next_event(self.move_limit, "play line")
+        event = await self.next_event(CONNECT_TIMEOUT, "play line", rules.CONNECT)
         if isinstance(event, Play):
             if event.team != self.context.case.name:
-                self.judge.warn(f"it played as {event.team!r}, not the {{name}} it was given")
+                self.judge.warn(
+                    f"it played as {event.team!r}, not the {{name}} it was given",
+                    rules.NAME_GIVEN,
+                )
             return event
         if isinstance(event, Invalid):
-            raise self.judge.fail(f"its first line is refused: error {event.reason} (Messages)")
-        raise self.judge.fail(f"its first line is not play <team> <opponent>: {event!r}")
+            raise self.judge.fail(
+                rules.FISHNET_PLAY, f"its first line is refused: error {event.reason} (Messages)"
+            )
+        raise self.judge.fail(
+            rules.FISHNET_PLAY, f"its first line is not play <team> <opponent>: {event!r}"
+        )
 
     async def move(self, game: FishNetGame) -> Request | Pass:
         began = trio.current_time()
-        event = await self.next_event(self.move_limit, "answer to yourturn")
+        answer = rules.FISHNET_ANSWER
+        event = await self.next_event(self.move_limit, "answer to yourturn", answer)
         self.move_times.append(trio.current_time() - began)
         hand = _ranks(game, CLIENT)
         if isinstance(event, Closed):
-            raise self.judge.fail(f"it closed its connection at its turn (holding {hand})")
+            raise self.judge.fail(
+                rules.FISHNET_STAY, f"it closed its connection at its turn (holding {hand})"
+            )
         if isinstance(event, Invalid):
-            raise self.judge.fail(f"the server would answer error {event.reason} (Errors)")
+            raise self.judge.fail(
+                answer, f"the server would answer error {event.reason} (Errors)"
+            )
         if isinstance(event, Quit):
-            raise self.judge.fail("it sent quit in the middle of the game (it loses)")
+            raise self.judge.fail(
+                rules.FISHNET_STAY, "it sent quit in the middle of the game (it loses)"
+            )
         if isinstance(event, Request) and event.rank not in hand:
             raise self.judge.fail(
+                answer,
                 f"it asked for {event.rank}s holding {hand}: the server answers error "
-                "rank_not_held (The game: you must hold the rank you ask for)"
+                "rank_not_held (The game: you must hold the rank you ask for)",
             )
         if not isinstance(event, Request | Pass):
-            raise self.judge.fail(f"it sent {event!r} at its turn")
+            raise self.judge.fail(answer, f"it sent {event!r} at its turn")
         return event
 
 
@@ -154,7 +180,12 @@ async def play_game(
     close_after: int | None = None,
     fish_what_is_asked: bool = False,
     stop_after: int | None = None,
+    error_at_turn: int | None = None,
+    error_out_of_turn: int | None = None,
 ) -> None:
+    """A whole game against the program; ``error_at_turn``: its move of that number is
+    answered with an error line and yourturn again, as the server answers a refused line;
+    ``error_out_of_turn``: an error line comes before the opponent's move of that number."""
     wire = await context.accept()
     server = ServerSide(context, wire, style, move_limit)
     await server.read_play()
@@ -162,14 +193,18 @@ async def play_game(
     referee = Referee(game)
     rng = random.Random(SEED)
     await server.send(_mine(referee.deal()))
-    moves = 0
+    moves = theirs = 0
     while not game.over:
         if game.turn == OPPONENT:
             hand = _ranks(game, OPPONENT)
             move = Pass() if opponent_passes or not hand else Request(rng.choice(hand))
+            theirs += 1
+            if theirs == error_out_of_turn:
+                await server.send([Error(ERROR_OUT_OF_TURN)])
             await server.send(_mine(referee.act(OPPONENT, move)))
             continue
         if close_after is not None and moves == close_after:
+            context.broke_off()
             await wire.close()
             wire.note("the server stops: no result")
             await context.expect_exit("the server closing the connection mid-game")
@@ -178,6 +213,10 @@ async def play_game(
         await server.send([YourTurn()])
         move = await server.move(game)
         moves += 1
+        if moves == error_at_turn:
+            wire.note("its move is answered with an error, and yourturn again")
+            await server.send([Error(ERROR_AT_TURN), YourTurn()])
+            move = await server.move(game)
         if fish_what_is_asked and isinstance(move, Request) and not game.hand(OPPONENT)[move.rank]:
             steered = with_next_card(game, move.rank)
             if steered is not game:
@@ -187,18 +226,24 @@ async def play_game(
         try:
             tells = referee.act(CLIENT, move)
         except RuleError as exc:  # pragma: no cover - ServerSide.move checks it first
-            raise context.judge.fail(f"the server refuses its move: {exc}") from None
+            raise context.judge.fail(
+                rules.FISHNET_ANSWER, f"the server refuses its move: {exc}"
+            ) from None
         await server.send(_mine(tells))
         if stop_after is not None and moves == stop_after:
             game.stop()  # the server's --max-moves: the result by the books so far
             await server.send([Error("move_limit")])
+            await context.end_pause(wire, "error move_limit", "the result")
             break
     if fish_what_is_asked:  # not the program's doing: the checker's deal did not allow it
         raise RuntimeError("no request of the game could be answered with its own rank")
+    if (error_at_turn or 0) > moves or (error_out_of_turn or 0) > theirs:
+        raise RuntimeError("the game ended before the case's error line was due")
     ending = _mine(referee.ending())
     await server.send(ending)
+    context.over()
     said = ending[0].command if ending else "the end"
-    await context.expect_close(wire, said, allowed=b"quit")
+    await context.expect_close(wire, said, allowed=b"quit", quiet=rules.FISHNET_QUIET)
     await context.expect_exit(said)
     context.judge.move_times(server.move_times)
 
@@ -220,26 +265,40 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
 
     deadline = move_limit + 30.0
 
-    def case(case_id: str, title: str, section: str, **options: object) -> Case:
-        return Case(case_id, title, f"fishnet.md {section}", game(**options), deadline)
+    def case(case_id: str, title: str, section: str, tests: tuple[rules.Rule, ...] = (),
+             **options: object) -> Case:
+        return Case(case_id, title, f"fishnet.md {section}", game(**options), deadline,
+                    tests=tests)  # fmt: skip
 
+    ends = (rules.READ_TO_END, rules.EXIT, rules.STATUS, rules.CRASH)
+    whole = (rules.CONNECT, rules.FISHNET_PLAY, rules.FISHNET_ANSWER, rules.FISHNET_STAY,
+             rules.NAME_GIVEN, rules.FISHNET_QUIET, *ends)
+    stream = (rules.FISHNET_STREAM,)
     return exits_as_fast_as_it_moves([
         case("fishnet.game.first", "a whole game, moving first: every request for a rank held",
-             "The game", first=CLIENT),
-        case("fishnet.game.second", "a whole game, moving second", "The game", first=OPPONENT),
+             "The game", first=CLIENT, tests=whole),
+        case("fishnet.game.second", "a whole game, moving second", "The game", first=OPPONENT,
+             tests=whole),
         case("fishnet.framing.split", "every server line split into one-byte segments", "Lines",
-             style=Style(split=True)),
+             style=Style(split=True), tests=stream),
         case("fishnet.framing.together", "the deal, and each move's lines, in one segment",
-             "Lines", style=Style(together=True)),
+             "Lines", style=Style(together=True), tests=stream),
         case("fishnet.deal-book", "oppmakes during the deal", "The game",
-             make=deal_with_a_book_for_the_opponent),
+             make=deal_with_a_book_for_the_opponent, tests=(rules.FISHNET_ANSWER, rules.CRASH)),
         case("fishnet.fished-the-rank", "yourturn again after fishing the rank asked for",
-             "The game", fish_what_is_asked=True),
+             "The game", fish_what_is_asked=True, tests=(rules.FISHNET_ANSWER,)),
         case("fishnet.opponent-passes", "the opponent passes every turn (pass lines, twice "
-             "and more)", "The game", opponent_passes=True),
+             "and more)", "The game", opponent_passes=True, tests=(rules.FISHNET_ANSWER,)),
+        case("fishnet.error.at-its-turn", "an error line at its turn, then yourturn again: "
+             "print it and go on", "Errors", error_at_turn=2,
+             tests=(rules.FISHNET_ERROR, rules.CRASH)),
+        case("fishnet.error.out-of-turn", "an error line at the opponent's turn: print it and "
+             "go on", "Errors", first=OPPONENT, error_out_of_turn=2,
+             tests=(rules.FISHNET_ERROR, rules.CRASH)),
         case("fishnet.end.tie", "error move_limit, then tiegame (no book made)", "The game",
-             make=deal_without_books_in_reach, stop_after=1),
+             make=deal_without_books_in_reach, stop_after=1, tests=ends),
         case("fishnet.end.server-closes", "the server closes mid-game, without a result",
-             "Errors", close_after=3),
-        case("fishnet.time", f"every answer to yourturn within {move_limit:g} s", "Limits"),
+             "Errors", close_after=3, tests=(rules.EXIT,)),
+        case("fishnet.time", f"every answer to yourturn within {move_limit:g} s", "Limits",
+             tests=(rules.FISHNET_ANSWER,)),
     ], move_limit)  # fmt: skip

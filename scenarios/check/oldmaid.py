@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from scenarios.check import obligations as rules
 from scenarios.check.oldmaid_deck import cards
 from scenarios.check.oldmaid_ring import PROGRAM, Part, Stage, play_stage
 from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
@@ -105,8 +106,29 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     deadline = 60.0 + 8 * move_limit
     return exits_as_fast_as_it_moves(
         [
-            Case(case_id, title, section, play(stage), deadline, name=NICK, starts_itself=True)
+            Case(case_id, title, section, play(stage), deadline, name=NICK, starts_itself=True,
+                 tests=TESTS.get(case_id, DEFAULT_TESTS))
             for case_id, title, section, stage in stages(move_limit)
         ],
         move_limit,
     )
+
+
+# The rules each case is there to test (docs/check.md's obligations table). Every case
+# holds the program to all of them; these are the ones its situation brings.
+DEFAULT_TESTS = (rules.OLDMAID_RULES_OF_TABLE, rules.OLDMAID_TURN, rules.OLDMAID_TO_END)
+_WHOLE = (*DEFAULT_TESTS, rules.OLDMAID_PICK, rules.OLDMAID_LISTEN, rules.OLDMAID_COUNT,
+          rules.NAME_GIVEN, rules.CONNECT, rules.EXIT, rules.STATUS, rules.CRASH)  # fmt: skip
+TESTS = {
+    "oldmaid.game.2": _WHOLE,
+    "oldmaid.game.3": _WHOLE,
+    "oldmaid.game.6": _WHOLE,
+    "oldmaid.framing.split": (rules.OLDMAID_STREAM,),
+    "oldmaid.framing.together": (rules.OLDMAID_STREAM, rules.OLDMAID_ONE_RECV),
+    "oldmaid.connect.late-neighbour": (rules.OLDMAID_TO_END, rules.OLDMAID_LISTEN),
+    "oldmaid.pick.ends": (rules.OLDMAID_PICK,),
+    "oldmaid.time": (rules.OLDMAID_TURN,),
+    "oldmaid.end.old-maid": (*DEFAULT_TESTS, rules.EXIT, rules.STATUS),
+    "oldmaid.end.aborted": (rules.EXIT,),
+    "oldmaid.end.table-dies": (rules.EXIT,),
+}

@@ -30,6 +30,8 @@ import trio
 from ring.oldmaid.cards import Card
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.record import GameKey, RecordHub
+from scenarios.check import obligations as rules
+from scenarios.check.obligations import Rule
 from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
 from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
 from scenarios.check.oldmaid_watch import RingWatch
@@ -161,49 +163,66 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         raise RuntimeError(ours_failed[0])
     context.judge.move_times(watch.move_times)
     if too_slow:
-        raise context.judge.fail(too_slow[0])
+        raise context.judge.fail(rules.OLDMAID_TURN, too_slow[0])
     if exited:
+        context.broke_off()  # the table died: any ending is fine, but not none
         if not exited[0]:
             raise context.judge.fail(
+                rules.EXIT,
                 f"the program did not exit within {context.case.exit_within:g} s of its table "
-                "connection closing in the middle of the game (the table died)"
+                "connection closing in the middle of the game (the table died)",
             )
         return
     outcome = outcomes[0]
     context.judge.note(outcome.line)
-    failure = _failure(outcome, watch, stage)
-    if failure is not None and stage.together and not watch.streams:
+    failed = _failure(outcome, watch, stage)
+    if failed is not None and stage.together and not watch.streams:
         context.judge.warn(
-            f"it reads one message a recv: an ok and a pick in one segment broke it ({failure}); "
-            "our peers pause between the two for it, since its offers do not say stream: "
-            "true (13.2), but other peers may not (section 2: keep a buffer)"
+            f"it reads one message a recv: an ok and a pick in one segment broke it "
+            f"({failed[1]}); our peers pause between the two for it, since its offers do not "
+            "say stream: true (13.2), but other peers may not (section 2: keep a buffer)",
+            rules.OLDMAID_ONE_RECV,
         )
+        context.broke_off()  # its game broke on what our peers allow: any ending is fine
         return
-    if failure is not None and stage.together:
-        failure = f"an ok and a pick came in one segment, as its offers allow (6.2): {failure}"
-    if failure is not None:
-        raise context.judge.fail(failure)
-    for warning in watch.warnings:
-        context.judge.warn(warning)
+    if failed is not None and stage.together:
+        failed = (
+            rules.OLDMAID_STREAM,
+            f"an ok and a pick came in one segment, as its offers allow (6.2): {failed[1]}",
+        )
+    if failed is not None:
+        raise context.judge.fail(*failed)
+    for warning, rule in watch.warnings:
+        context.judge.warn(warning, rule)
+    if stage.aborted_by is None:
+        context.over()
+    else:
+        context.broke_off()
+    context.sent("the table's game_over")
     await context.expect_exit("the game's end" if stage.aborted_by is None else "the abort")
 
 
-def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> str | None:
-    """What the table's verdict and our peers' view say the program did wrong, if anything."""
+def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rule, str] | None:
+    """What the table's verdict and our peers' view say the program did wrong, if anything,
+    and the rule it breaks."""
     if outcome.state is not GameState.OVER and outcome.culprit == PROGRAM:
-        return f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}"
+        return (
+            rules.OLDMAID_RULES_OF_TABLE,
+            f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}",
+        )
     failure = watch.failure()
     if failure is not None:
-        return failure
+        return rules.OLDMAID_PICK, failure
     if outcome.rule == "stalled" and watch.holder == PROGRAM:
         return (
+            rules.OLDMAID_TURN,
             f"it was handed the turn ({watch.handed}) and never passed it on (7.5, 7.7); "
-            f"the table: {outcome.reason}"
+            f"the table: {outcome.reason}",
         )
     if outcome.state is not GameState.OVER and (
         stage.aborted_by is None or outcome.culprit != stage.aborted_by
     ):
-        return f"the game was aborted, naming no one: {outcome.reason}"
+        return rules.OLDMAID_TO_END, f"the game was aborted, naming no one: {outcome.reason}"
     return None
 
 

@@ -22,6 +22,8 @@ from typing import Any
 import trio
 
 from ring.record import GameKey
+from scenarios.check import obligations as rules
+from scenarios.check.obligations import Rule
 
 PROGRAM = "checker"  # the program's {nick}
 TRANSCRIPT_LINES = 16  # what a FAIL shows of the program's last messages
@@ -36,7 +38,7 @@ class RingWatch:
         default_factory=lambda: collections.deque(maxlen=TRANSCRIPT_LINES)
     )
     failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[tuple[str, Rule]] = field(default_factory=list)  # and the rule each is of
     # Who holds the turn as far as our peers know, the event that handed it there and
     # when (time.monotonic()), and how long the program held each turn it was handed.
     holder: str | None = None
@@ -76,14 +78,16 @@ class RingWatch:
         if event == "dialled" and record.get("to") == PROGRAM:
             self._warn(
                 f"it listens only after its join reply: {ours}'s dial was refused "
-                f"{record['attempts'] - 1} times (13.1; dial your left neighbour at once, 7.2)"
+                f"{record['attempts'] - 1} times (13.1; dial your left neighbour at once, 7.2)",
+                rules.OLDMAID_LISTEN,
             )
         elif event in ("pick", "ok_and_pick") and record.get("stream"):
             self.streams = True
         elif event == "gave" and card_num == num_cards:
             self._warn(
                 f"it picked card_num {card_num} from an offer of {num_cards} cards, taken as "
-                "the last card (13.3; card_num counts from 0, 6.3)"
+                "the last card (13.3; card_num counts from 0, 6.3)",
+                rules.OLDMAID_COUNT,
             )
         elif event == "bad_pick":
             self._fail(
@@ -142,9 +146,9 @@ class RingWatch:
                 )
             await changed.wait()
 
-    def _warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
+    def _warn(self, message: str, rule: Rule) -> None:
+        if all(message != said for said, _ in self.warnings):
+            self.warnings.append((message, rule))
 
     def _fail(self, message: str) -> None:
         self.failures.append(message)

@@ -24,10 +24,14 @@ def case_line(result: CaseResult) -> str:
 
 
 def details(result: CaseResult) -> list[str]:
-    """What a FAIL shows under its line: the rule's section, the transcript, the output."""
+    """What a FAIL or a WARN shows under its line: the rule it breaks (or the advice it
+    does not follow), quoted from the docs; the case's section; and for a FAIL the
+    transcript and the output."""
     if result.verdict is Verdict.PASS:
         return []
-    lines = [f"      checks {result.section}: {result.title}"]
+    said = "breaks" if result.verdict is Verdict.FAIL else "advice"
+    lines = [f"      {said} {rule.quoted}" for rule in result.rules]
+    lines.append(f"      case: {result.section}: {result.title}")
     if result.verdict is Verdict.FAIL:
         if result.transcript:
             lines.append("      the last of the conversation (-> ours, <- the program's):")

@@ -5,10 +5,13 @@ name and the moves exactly as ``ring serve`` does (``ServerConnection``, the
 rules of section 6), sends ``U``, the boards, ``W`` and ``G`` in the style the
 case tests, and plays the other colour itself (a seeded random legal move).
 A case may start from a position of its own choosing: every board carries the
-whole position, and a client must play from the board it is sent. Any move
-that is garbled or illegal is a FAIL in every case but ``reversi.board-again``,
-where it is answered with the board again, as the server does, to see that
-the program does not repeat it.
+whole position, and a client must play from the board it is sent. A garbled
+or illegal attempt is answered with the board again, as the server does (the
+handout: "the server will send the board situation to that client again"):
+a WARN, and a FAIL only once the move time passes or at the 100th attempt in
+a row, where the server ends the game (reversi.md 5.5, 5.6). In
+``reversi.framing.bare`` a program that waits for a newline is a WARN: the
+course's server ends every message with one.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from dataclasses import dataclass
 
 import trio
 
-from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
-from scenarios.check.verdicts import Judge
+from scenarios.check import obligations as rules
+from scenarios.check.runner import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
+from scenarios.check.verdicts import CaseFailed, Judge
 from scenarios.check.wire import Outbox, Wire
 from services.reversi.protocol import (
     NEED_DATA,
@@ -41,6 +45,7 @@ from services.reversi.rules import BLACK, WHITE, Position, coordinates, iter_squ
 
 NAME_SILENCE = 0.2  # section 6: a name with no newline is complete after 200 ms
 MOVE_LIMIT = 30.0  # section 5: --move-time's default
+ATTEMPTS = 100  # section 5.6: the 100th bad attempt in a row loses the game
 SEED = 2013
 # Positions found by a seeded search (``rules``), each with one legal move for
 # the side to move: after it the mover moves again (a pass), the game ends
@@ -79,7 +84,10 @@ class ServerSide:
         self.move_limit = move_limit
         self.connection = ServerConnection(newlines=style.newlines)
         self.move_times: list[float] = []
-        self.outbox = Outbox(wire, self.judge, split=style.split, together=style.together)
+        self.outbox = Outbox(
+            wire, self.judge, split=style.split, together=style.together,
+            stay=rules.READ_TO_END,
+        )  # fmt: skip
 
     async def read_name(self) -> str:
         """The program's name, read as section 6 says; FAIL if refused."""
@@ -89,20 +97,26 @@ class ServerSide:
                 return event.name
             if isinstance(event, BadName | LineTooLong):
                 reason = event.reason if isinstance(event, BadName) else "a line over 4 KiB"
-                raise self.judge.fail(f"its name is refused (section 6): {reason}")
+                raise self.judge.fail(
+                    rules.REVERSI_NAME, f"its name is refused (section 6): {reason}"
+                )
             if isinstance(event, Closed):
-                raise self.judge.fail("it closed the connection before naming itself")
+                raise self.judge.fail(
+                    rules.REVERSI_NAME, "it closed the connection before naming itself"
+                )
             assert event is NEED_DATA
-            wait = NAME_SILENCE if self.connection.name_started else self.move_limit
+            wait = NAME_SILENCE if self.connection.name_started else CONNECT_TIMEOUT
             data = await self.wire.receive(wait)
             if data is None and self.connection.name_started:
                 self.connection.name_silence()
                 self.judge.warn(
                     "its name has no newline: the server waits 200 ms to know it is whole "
-                    "(section 6); other servers may wait for ever"
-                )
+                    "(section 6); other servers may wait for ever", rules.REVERSI_NEWLINE,
+                )  # fmt: skip
             elif data is None:
-                raise self.judge.fail(f"it sent no name within {self.move_limit:g} s")
+                raise self.judge.fail(
+                    rules.CONNECT, f"it sent no name within {CONNECT_TIMEOUT:g} s of connecting"
+                )
             else:
                 self.connection.receive_data(data)
 
@@ -110,9 +124,9 @@ class ServerSide:
         """Write messages (kept for the next write when ``together`` and not ``flush``)."""
         await self.outbox.write(*[self.connection.send(m) for m in messages], flush=flush)
 
-    async def attempt(self, position: Position) -> MoveAttempt | Garbled:
-        """The program's next attempt at ``position`` (timed from the board's write)."""
-        began = trio.current_time()
+    async def attempt(self, position: Position, began: float) -> MoveAttempt | Garbled:
+        """The program's next attempt at ``position`` (its turn's time runs from ``began``,
+        the write of the turn's first board)."""
         while True:
             event = self.connection.next_event()
             if isinstance(event, MoveAttempt | Garbled):
@@ -120,18 +134,23 @@ class ServerSide:
                 return event
             if isinstance(event, Closed):
                 raise self.judge.fail(
+                    rules.READ_TO_END,
                     f"it closed its connection at its turn, on the board {position.digits()} "
-                    f"(legal: {legal_text(position)})"
+                    f"(legal: {legal_text(position)})",
                 )
             if isinstance(event, LineTooLong):
-                raise self.judge.fail("it sent a line over 4 KiB (section 6)")
+                raise self.judge.fail(
+                    rules.REVERSI_MOVE, "it sent a line over 4 KiB: the server ends its game "
+                    "(section 6)",
+                )  # fmt: skip
             assert event is NEED_DATA
             left = self.move_limit - (trio.current_time() - began)
             data = await self.wire.receive(max(left, 0.0))
             if data is None:
                 raise self.judge.fail(
+                    rules.REVERSI_MOVE,
                     f"no move within {self.move_limit:g} s of the board {position.digits()} "
-                    f"(section 5; legal: {legal_text(position)})"
+                    f"(section 5; legal: {legal_text(position)})",
                 )
             self.connection.receive_data(data)
 
@@ -145,7 +164,6 @@ async def play_game(
     colour: int = BLACK,
     style: Style = Style(),
     start: Position | None = None,
-    board_again: bool = False,
     move_limit: float = MOVE_LIMIT,
     end_with_close_after: int | None = None,
 ) -> ServerSide:
@@ -154,55 +172,72 @@ async def play_game(
     server = ServerSide(context, wire, style, move_limit)
     name = await server.read_name()
     if name != context.case.name:
-        context.judge.warn(f"it named itself {name!r}, not the {{name}} it was given")
+        context.judge.warn(
+            f"it named itself {name!r}, not the {{name}} it was given", rules.NAME_GIVEN
+        )
     position = start or Position.start()
     rng = random.Random(SEED)
     await server.send(Colour(Colour.BLACK if colour == BLACK else Colour.WHITE), flush=False)
     moves_made = 0
-    rejected: set[tuple[int, int]] = set()
     while not position.over:
         if position.to_move != colour:
             position = position.play(rng.choice(list(iter_squares(position.legal_moves()))))
             continue
         if end_with_close_after is not None and moves_made == end_with_close_after:
             # The server stops while the program waits for its next board.
+            context.broke_off()
             await wire.close()
             wire.note("the server stops: no W, no G")
             await context.expect_exit("the server closing the connection mid-game")
             server.figures()
             return server
-        await server.send(Board(position.digits()))
-        while True:
-            attempt = await server.attempt(position)
-            problem = _problem(attempt, position)
-            if problem is None:
-                break
-            if not board_again:
-                raise context.judge.fail(problem)
-            if isinstance(attempt, MoveAttempt) and (attempt.x, attempt.y) in rejected:
-                raise context.judge.fail(
-                    f"it repeated {show(attempt.x, attempt.y)} after the board came again for "
-                    "it: the board again means the attempt was not taken (section 5)"
-                )
-            if isinstance(attempt, MoveAttempt):
-                rejected.add((attempt.x, attempt.y))
-            if len(rejected) + 1 > 10:
-                raise context.judge.fail("ten bad attempts in a row at one board")
-            wire.note(f"{problem}: the board again")
-            await server.send(Board(position.digits()))
-        assert isinstance(attempt, MoveAttempt)
-        rejected.clear()
+        try:
+            attempt = await _turn(server, position)
+        except CaseFailed as failed:
+            if not style.newlines and failed.rule is rules.REVERSI_MOVE and moves_made == 0:
+                # It never found the end of a bare message: it reads by lines.
+                context.judge.warn(f"{failed}: it waits for a newline", rules.REVERSI_BARE)
+                return server
+            raise
         position = position.play(square(attempt.x, attempt.y))
         moves_made += 1
     winner = position.winner()
     result = Result.DRAW if winner is None else Result.WIN if winner == colour else Result.LOSS
-    await server.send(Result(result), flush=False)
+    said = f"W{result}"
+    await server.send(Result(result), flush=not style.together)
+    if not style.together:
+        await context.end_pause(wire, said, "G")
     await server.send(GameOver())
+    context.over()
     wire.note(f"game over: {position.count(BLACK)}-{position.count(WHITE)}")
-    await context.expect_close(wire, "G")
+    await context.expect_close(wire, "G", quiet=rules.REVERSI_QUIET)
     await context.expect_exit("G")
     server.figures()
     return server
+
+
+async def _turn(server: ServerSide, position: Position) -> MoveAttempt:
+    """One turn: the board, and again after each bad attempt (a WARN) until a legal
+    move; FAIL at the move time or at the 100th bad attempt in a row (section 5)."""
+    judge, wire = server.judge, server.wire
+    await server.send(Board(position.digits()))
+    began = trio.current_time()
+    for attempts in range(1, ATTEMPTS + 1):
+        attempt = await server.attempt(position, began)
+        problem = _problem(attempt, position)
+        if problem is None:
+            assert isinstance(attempt, MoveAttempt)
+            return attempt
+        if attempts == ATTEMPTS:
+            break
+        judge.warn(f"{problem}: the board again", rules.REVERSI_FIRST_TRY)
+        wire.note(f"{problem}: the board again")
+        await server.send(Board(position.digits()))
+    raise judge.fail(
+        rules.REVERSI_MOVE,
+        f"{ATTEMPTS} bad attempts in a row at the board {position.digits()}, the last "
+        f"{problem}: the server ends its game (section 5.6)",
+    )
 
 
 def _problem(attempt: MoveAttempt | Garbled, position: Position) -> str | None:
@@ -238,29 +273,31 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     _bare = game(style=Style(newlines=False, together=True))
     _pass, _empty_end = from_position(*PASS_POSITION), from_position(*EMPTY_END_POSITION)
     _draw = from_position(*DRAW_POSITION)
-    _board_again, _server_closes = game(board_again=True), game(end_with_close_after=3)
+    _server_closes = game(end_with_close_after=3)
     _time = game()  # a move past the limit fails in ServerSide.attempt; figures in the notes
     deadline = move_limit + 30.0
+    ends = (rules.READ_TO_END, rules.EXIT, rules.STATUS, rules.CRASH)
+    whole = (rules.CONNECT, rules.REVERSI_NAME, rules.REVERSI_MOVE, rules.REVERSI_FIRST_TRY,
+             rules.REVERSI_NEWLINE, rules.NAME_GIVEN, rules.REVERSI_QUIET, *ends)
     return exits_as_fast_as_it_moves([
         Case("reversi.game.black", "a whole game as Black, every move legal", "reversi.md 5",
-             _black, deadline),
+             _black, deadline, tests=whole),
         Case("reversi.game.white", "a whole game as White, every move legal", "reversi.md 5",
-             _white, deadline),
+             _white, deadline, tests=whole),
         Case("reversi.framing.split", "every server message split into one-byte segments",
-             "reversi.md 2", _split, deadline),
+             "reversi.md 2", _split, deadline, tests=(rules.REVERSI_STREAM,)),
         Case("reversi.framing.together", "U with the first board, W with G, in one segment",
-             "reversi.md 2", _together, deadline),
+             "reversi.md 2", _together, deadline, tests=(rules.REVERSI_STREAM,)),
         Case("reversi.framing.bare", "messages without newlines, back to back (--no-newlines)",
-             "reversi.md 2", _bare, deadline),
+             "reversi.md 2", _bare, deadline, tests=(rules.REVERSI_BARE,)),
         Case("reversi.pass", "two boards in a row: the opponent passed", "reversi.md 5.7",
-             _pass, deadline),
-        Case("reversi.board-again", "a bad attempt gets the board again; never repeat it",
-             "reversi.md 5.4", _board_again, deadline),
+             _pass, deadline, tests=(rules.REVERSI_MOVE, rules.CRASH)),
         Case("reversi.end.empty", "a game that ends with empty squares", "reversi.md 5.8",
-             _empty_end, deadline),
-        Case("reversi.end.draw", "a draw: W2, then G", "reversi.md 3", _draw, deadline),
+             _empty_end, deadline, tests=ends),
+        Case("reversi.end.draw", "a draw: W2, then G", "reversi.md 3", _draw, deadline,
+             tests=ends),
         Case("reversi.end.server-closes", "the server closes mid-game, without W or G",
-             "reversi.md 5.10", _server_closes, deadline),
+             "reversi.md 5.10", _server_closes, deadline, tests=(rules.EXIT,)),
         Case("reversi.time", f"every move within the move time ({move_limit:g} s)",
-             "reversi.md 5.5", _time, deadline),
+             "reversi.md 5.5", _time, deadline, tests=(rules.REVERSI_MOVE,)),
     ], move_limit)  # fmt: skip

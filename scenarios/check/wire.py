@@ -9,11 +9,13 @@ server that writes in pieces delivers it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import trio
 
 from ring.sansio import NEED_DATA
+from scenarios.check.obligations import Rule
 from scenarios.check.verdicts import Judge
 
 # The pause between the bytes of a split message: enough for each to leave as
@@ -28,9 +30,19 @@ class ClientGone(Exception):
 
 
 class Wire:
-    def __init__(self, stream: trio.SocketStream, started: float) -> None:
+    def __init__(
+        self,
+        stream: trio.SocketStream,
+        started: float,
+        on_send: Callable[[str], None] | None = None,
+        on_receive: Callable[[], None] | None = None,
+    ) -> None:
         self._stream = stream
         self._started = started
+        # Told of each message sent and each received (the context, for crash reports).
+        self._on_send = on_send
+        self._on_receive = on_receive
+        self._unread = b""
         self.lines: list[str] = []
         self.closed_by_client = False
 
@@ -45,6 +57,8 @@ class Wire:
     async def send(self, data: bytes, *, split: bool = False) -> None:
         """Write ``data``: whole, or a byte at a time (``split``). ``ClientGone`` if closed."""
         chunks = [data[i : i + 1] for i in range(len(data))] if split else [data]
+        if self._on_send is not None:
+            self._on_send(repr(data))
         for i, chunk in enumerate(chunks):
             if i:
                 await trio.sleep(SPLIT_PAUSE)
@@ -57,6 +71,9 @@ class Wire:
 
     async def receive(self, timeout: float) -> bytes | None:
         """The next bytes the program sent; ``b""`` once it closed; None if ``timeout`` passed."""
+        if self._unread:
+            data, self._unread = self._unread, b""
+            return data
         with trio.move_on_after(timeout):
             try:
                 data = await self._stream.receive_some(READ_SIZE)
@@ -64,11 +81,17 @@ class Wire:
                 data = b""
             if data:
                 self._log("<-", data)
+                if self._on_receive is not None:
+                    self._on_receive()
             else:
                 self.closed_by_client = True
                 self.note("the program closed its connection")
             return data
         return None
+
+    def unread(self, data: bytes) -> None:
+        """Give ``data`` back: the next ``receive`` returns it first."""
+        self._unread = data + self._unread
 
     async def close(self) -> None:
         self.note("the checker closes the connection")
@@ -82,11 +105,14 @@ class Outbox:
     """Messages on their way to the program: one write each, or kept to go with the next
     (``together``), written whole or a byte at a time (``split``)."""
 
-    def __init__(self, wire: Wire, judge: Judge, *, split: bool, together: bool) -> None:
+    def __init__(
+        self, wire: Wire, judge: Judge, *, split: bool, together: bool, stay: Rule
+    ) -> None:
         self._wire = wire
         self._judge = judge
         self._split = split
         self._together = together
+        self._stay = stay  # the game's rule that a client plays to the end
         self._queued: list[bytes] = []
 
     async def write(self, *messages: bytes, flush: bool = True) -> None:
@@ -98,7 +124,9 @@ class Outbox:
         try:
             await self._wire.send(data, split=self._split)
         except ClientGone:
-            raise self._judge.fail("it closed its connection in the middle of the game") from None
+            raise self._judge.fail(
+                self._stay, "it closed its connection in the middle of the game"
+            ) from None
 
 
 class SansIOReader(Protocol):
@@ -110,14 +138,16 @@ class SansIOReader(Protocol):
 
 
 async def read_event(
-    wire: Wire, reader: SansIOReader, judge: Judge, wait: float, waiting_for: str
+    wire: Wire, reader: SansIOReader, judge: Judge, wait: float, waiting_for: str, rule: Rule
 ) -> object:
-    """The program's next event as the server reads it; FAIL after ``wait`` without one."""
+    """The program's next event as the server reads it; FAIL (``rule``) after ``wait``
+    without one."""
     while True:
         event = reader.next_event()
         if event is not NEED_DATA:
             return event
         data = await wire.receive(wait)
         if data is None:
-            raise judge.fail(f"no {waiting_for} within {wait:g} s")
+            raise judge.fail(rule, f"no {waiting_for} within {wait:g} s")
         reader.receive_data(data)
+

@@ -3,6 +3,7 @@ pass all; each broken client fails the case that is there to catch its bug."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,10 @@ STUDENT = (
     "{table}",
 )
 MOVE_LIMIT = 1.0  # so that a program that missed a message fails in a second
+# Student programs written from the handouts by other hands (clients/README.md).
+CLIENTS = HERE / "clients"
+ERROR_FATAL = (sys.executable, str(CLIENTS / "bug_error_fatal.py"), "{host}", "{port}",
+               "{name}", "spot")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,10 @@ class Game:
     bot: tuple[str, ...]
     # case id -> (the bug it catches: --bug's value, or a whole command; what its reason says)
     caught: dict[str, tuple[str | tuple[str, ...], str]]
+    # case id -> (a bug the handout allows, which the case warns of; what the warning says)
+    warned: dict[str, tuple[str | tuple[str, ...], str]] = dataclasses.field(
+        default_factory=dict
+    )
 
 
 GAMES = {
@@ -75,6 +84,8 @@ GAMES = {
             "fishnet.deal-book": ("deal-book", "closed its connection"),
             "fishnet.fished-the-rank": ("one-turn", "no answer to yourturn within 1 s"),
             "fishnet.opponent-passes": ("no-pass", "closed its connection"),
+            "fishnet.error.at-its-turn": (ERROR_FATAL, "crashed, exited with status 1"),
+            "fishnet.error.out-of-turn": (ERROR_FATAL, "crashed, exited with status 1"),
             "fishnet.end.tie": ("no-tie", "did not close its connection"),
             "fishnet.end.server-closes": ("hang-on-close", "did not exit"),
             "fishnet.time": ("slow", "no answer to yourturn within 1 s"),
@@ -122,14 +133,13 @@ GAMES = {
             "reversi.game.white": ("swap-xy", "an illegal move"),
             "reversi.framing.split": ("one-recv", ""),
             "reversi.framing.together": ("one-recv", "no move within"),
-            "reversi.framing.bare": ("needs-newline", "no move within"),
             "reversi.pass": ("no-pass", "no move within"),
-            "reversi.board-again": ("repeat", "it repeated"),
             "reversi.end.empty": ("expects-full", "did not close its connection"),
             "reversi.end.draw": ("no-draw", "did not close its connection"),
             "reversi.end.server-closes": ("hang-on-close", "did not exit"),
             "reversi.time": ("slow", "no move within 1 s"),
         },
+        {"reversi.framing.bare": ("needs-newline", "it waits for a newline")},
     ),
     "notipping": Game(
         notipping.cases(MOVE_LIMIT),
@@ -159,13 +169,13 @@ GAMES = {
             "notipping.framing.split": ("one-recv", "no answer to ROUND"),
             "notipping.framing.together": ("one-recv", "no answer to ROUND"),
             "notipping.framing.layout": ("by-line", ""),
-            "notipping.denied": ("hang-denied", "no JOINREQUEST"),
             "notipping.remove": ("add-only", "ADD in the remove phase"),
             "notipping.end.win": ("win-waits", "did not close its connection"),
             "notipping.end.invalid": ("ignore-invalid", "did not close its connection"),
             "notipping.end.server-closes": ("hang-on-close", "did not exit"),
             "notipping.time": ("slow", "no answer to ROUND"),
         },
+        {"notipping.denied": ("hang-denied", "after DENIED; it waited")},
     ),
 }
 
@@ -180,7 +190,8 @@ def not_passed(results: list[CaseResult]) -> list[tuple[str, Verdict, str]]:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_case_is_paired_with_the_bug_it_catches(game: str) -> None:
-    assert sorted(GAMES[game].caught) == sorted(case.case_id for case in GAMES[game].cases)
+    paired = [*GAMES[game].caught, *GAMES[game].warned]
+    assert sorted(paired) == sorted(case.case_id for case in GAMES[game].cases)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -198,15 +209,31 @@ def test_a_correct_student_client_passes_every_case(game: str, tmp_path: Path) -
 
 
 CAUGHT = [(game, case_id) for game in sorted(GAMES) for case_id in sorted(GAMES[game].caught)]
+WARNED = [(game, case_id) for game in sorted(GAMES) for case_id in sorted(GAMES[game].warned)]
+
+
+def run_one(game: str, case_id: str, bug: str | tuple[str, ...], tmp_path: Path) -> CaseResult:
+    argv = bug if isinstance(bug, tuple) else (*GAMES[game].student, "--bug", bug)
+    [case] = [case for case in GAMES[game].cases if case.case_id == case_id]
+    [result] = check([case], Program(argv), tmp_path)
+    return result
 
 
 @pytest.mark.parametrize(("game", "case_id"), CAUGHT)
 def test_each_case_catches_its_broken_client(game: str, case_id: str, tmp_path: Path) -> None:
     bug, says = GAMES[game].caught[case_id]
-    argv = bug if isinstance(bug, tuple) else (*GAMES[game].student, "--bug", bug)
-    program = Program(argv)
-    [case] = [case for case in GAMES[game].cases if case.case_id == case_id]
-    [result] = check([case], program, tmp_path)
+    result = run_one(game, case_id, bug, tmp_path)
     assert result.verdict is Verdict.FAIL, (bug, result.reason)
     assert says in result.reason, result.reason
     assert result.transcript or result.stdout  # a FAIL shows what happened
+    [rule] = result.rules  # a FAIL names the one "must" it breaks
+    assert rule.level.value == "must"
+
+
+@pytest.mark.parametrize(("game", "case_id"), WARNED)
+def test_what_the_handout_allows_is_a_warn(game: str, case_id: str, tmp_path: Path) -> None:
+    bug, says = GAMES[game].warned[case_id]
+    result = run_one(game, case_id, bug, tmp_path)
+    assert result.verdict is Verdict.WARN, (bug, result.reason)
+    assert says in result.reason, result.reason
+    assert [rule.level.value for rule in result.rules] == ["should"]

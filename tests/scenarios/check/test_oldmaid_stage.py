@@ -132,8 +132,8 @@ def test_the_watch_warns_of_a_late_listener_and_an_inclusive_pick() -> None:
     )
     assert watch.failure() is None
     assert len(watch.warnings) == 2
-    assert "refused 3 times (13.1" in watch.warnings[0]
-    assert "card_num 3 from an offer of 3 cards" in watch.warnings[1]
+    assert "refused 3 times (13.1" in watch.warnings[0][0]
+    assert "card_num 3 from an offer of 3 cards" in watch.warnings[1][0]
 
 
 def test_the_watch_follows_the_turn_to_the_program_and_away() -> None:
