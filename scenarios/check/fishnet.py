@@ -263,7 +263,7 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
 
         return play
 
-    deadline = move_limit + 30.0
+    deadline = 100 * move_limit + 30.0  # more answers to yourturn than any game has
 
     def case(case_id: str, title: str, section: str, tests: tuple[rules.Rule, ...] = (),
              **options: object) -> Case:

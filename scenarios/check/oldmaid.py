@@ -103,7 +103,7 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
 
         return play_it
 
-    deadline = 60.0 + 8 * move_limit
+    deadline = 60.0 + 40 * move_limit  # more turns than any game gives a player
     return exits_as_fast_as_it_moves(
         [
             Case(case_id, title, section, play(stage), deadline, name=NICK, starts_itself=True,

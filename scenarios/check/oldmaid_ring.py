@@ -36,7 +36,7 @@ from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
 from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
 from scenarios.check.oldmaid_watch import RingWatch
 from scenarios.check.relay import SplitSends, relay
-from scenarios.check.runner import CaseContext
+from scenarios.check.runner import CONNECT_TIMEOUT, CaseContext
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
@@ -88,6 +88,8 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     hub = RecordHub()
     hub.subscribe(watch.table_record)
     table_dies = trio.Event()
+    joined = trio.Event()
+    hub.subscribe(_from_program(joined))
     if stage.table_dies_at_draw is not None:
         hub.subscribe(_at_draw(stage.table_dies_at_draw, table_dies))
     # The program reaches the table through a relay that splits, or that cuts; the
@@ -130,6 +132,14 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
             ended.set()
 
     ours_failed: list[str] = []
+    never_joined: list[str] = []
+
+    async def join_in_time() -> None:  # programs.md 3: its first message within 10 s
+        with trio.move_on_after(CONNECT_TIMEOUT):
+            await joined.wait()
+            return
+        never_joined.append(f"it did not join the table within {CONNECT_TIMEOUT:g} s of its start")
+        ended.set()
 
     def unseated(why: str) -> None:
         ours_failed.append(why)
@@ -155,10 +165,13 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
                 _our_player, part, table, number, move_limit, watch, stage.split, unseated
             )
         nursery.start_soon(time_moves)
+        nursery.start_soon(join_in_time)
         nursery.start_soon(table_died)
         nursery.start_soon(table_over)
         await ended.wait()  # the game is over or aborted (or the program too slow, ...)
         nursery.cancel_scope.cancel()
+    if never_joined:
+        raise context.judge.fail(rules.CONNECT, never_joined[0])
     if ours_failed:  # not the program's fault: an ERROR, said at once, not a hang
         raise RuntimeError(ours_failed[0])
     context.judge.move_times(watch.move_times)
@@ -224,6 +237,17 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rul
     ):
         return rules.OLDMAID_TO_END, f"the game was aborted, naming no one: {outcome.reason}"
     return None
+
+
+def _from_program(event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:
+    """A record hub subscriber that sets ``event`` at the program's first message to the
+    table (its join)."""
+
+    def on_record(_key: GameKey, record: dict[str, Any]) -> None:
+        if record.get("nick") == PROGRAM and record.get("dir") == "in":
+            event.set()
+
+    return on_record
 
 
 def _at_draw(count: int, event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:

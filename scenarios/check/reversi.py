@@ -275,7 +275,7 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     _draw = from_position(*DRAW_POSITION)
     _server_closes = game(end_with_close_after=3)
     _time = game()  # a move past the limit fails in ServerSide.attempt; figures in the notes
-    deadline = move_limit + 30.0
+    deadline = 60 * move_limit + 30.0  # a program moves at most 60 times in a game
     ends = (rules.READ_TO_END, rules.EXIT, rules.STATUS, rules.CRASH)
     whole = (rules.CONNECT, rules.REVERSI_NAME, rules.REVERSI_MOVE, rules.REVERSI_FIRST_TRY,
              rules.REVERSI_NEWLINE, rules.NAME_GIVEN, rules.REVERSI_QUIET, *ends)

@@ -1,0 +1,111 @@
+"""Student programs written by other hands from the handouts alone, through their game's
+whole suite: the correct ones get no FAIL, and each with one real bug FAILs where the
+bug shows, naming the rule it breaks, and nowhere else (clients/README.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import trio
+
+from scenarios.check import fishnet, notipping, reversi
+from scenarios.check.runner import run_cases
+from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.programs import Program
+
+pytestmark = pytest.mark.scenario
+
+CLIENTS = Path(__file__).parent / "clients"
+GAMES = {"fishnet": fishnet, "notipping": notipping, "reversi": reversi}
+# Short, so that a program that misses a message fails fast; a JVM starts well within it.
+MOVE_LIMIT = 2.0
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the suite must say of a program: the cases that must FAIL, the one rule every
+    FAIL of it names (its bug's), and the cases that must WARN (what the handout allows)."""
+
+    fails: frozenset[str] = frozenset()
+    rule: str | None = None
+    warns: frozenset[str] = frozenset()
+
+
+def expect(fails: str = "", rule: str | None = None, warns: str = "") -> Expected:
+    return Expected(frozenset(fails.split()), rule, frozenset(warns.split()))
+
+
+EXPECTED = {
+    # correct, each in its own language and way of reading
+    "ReversiReadLine.java": expect(warns="reversi.framing.bare"),
+    "reversi_bytewise.py": expect(),
+    "reversi_recv1024.py": expect(warns="reversi.framing.bare"),
+    "notipping_fixedbuf.c": expect(warns="notipping.denied"),
+    "notipping_client.js": expect(),
+    "FishnetLines.java": expect(),
+    "fishnet_client.js": expect(),
+    # one bug each
+    "bug_draw_crash.py": expect("reversi.end.draw", "program.no-crash"),
+    "bug_no_final_g.c": expect(
+        "reversi.game.black reversi.game.white reversi.end.draw", "program.read-to-end"
+    ),
+    "bug_pass_crash.java": expect("reversi.pass", "program.no-crash"),
+    "bug_error_fatal.py": expect(
+        "fishnet.error.at-its-turn fishnet.error.out-of-turn fishnet.end.tie", "program.no-crash"
+    ),
+    "bug_error_offturn.java": expect("fishnet.error.out-of-turn", "program.no-crash"),
+    "bug_invalid_close.c": expect("notipping.end.invalid", "program.read-to-end"),
+}
+
+
+def manifest() -> dict[str, dict]:
+    files = sorted(CLIENTS.glob("manifest_*.json"))
+    return {entry["file"]: entry for path in files for entry in json.loads(path.read_text())}
+
+
+PROGRAMS = manifest()
+
+
+def test_every_program_has_its_expected_verdicts_and_only_those() -> None:
+    assert sorted(PROGRAMS) == sorted(EXPECTED)
+    for name, entry in PROGRAMS.items():
+        assert entry["correct"] == (EXPECTED[name].rule is None), name
+
+
+def built(entry: dict, build: Path) -> tuple[str, ...]:
+    """The program's command, built first where it needs a compiler (skipped, saying so,
+    on a machine without that compiler: .ci/run installs them)."""
+
+    def filled(arg: str) -> str:
+        return arg.replace("{src}", str(CLIENTS)).replace("{build}", str(build))
+
+    for tool in {entry["command"][0], *(entry["build"] or [])[:1]}:
+        if tool != "python3" and not tool.startswith("{") and not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed (a distribution package; .ci/run installs it)")
+    if entry["build"]:
+        subprocess.run([filled(arg) for arg in entry["build"]], check=True, timeout=120)
+    return tuple(sys.executable if arg == "python3" else filled(arg) for arg in entry["command"])
+
+
+def verdicts(results: list[CaseResult], verdict: Verdict) -> dict[str, str]:
+    return {r.case_id: (r.rules[0].key if r.rules else "") for r in results if r.verdict is verdict}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_suite_judges_a_program_written_from_the_handout(name: str, tmp_path: Path) -> None:
+    entry, expected = PROGRAMS[name], EXPECTED[name]
+    program = Program(built(entry, tmp_path))
+    cases = GAMES[entry["game"]].cases(MOVE_LIMIT)
+    results = trio.run(lambda: run_cases(cases, program, tmp_path / "logs", jobs=4))
+    failed = verdicts(results, Verdict.FAIL)
+    reasons = {r.case_id: r.reason for r in results if r.verdict is not Verdict.PASS}
+    assert expected.fails <= set(failed), reasons
+    assert set(failed.values()) <= {expected.rule}, reasons  # no FAIL but for its bug
+    assert set(verdicts(results, Verdict.WARN)) == expected.warns, reasons
+    assert not verdicts(results, Verdict.ERROR), reasons
