@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament \
+.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check \
 	fishnet-study oldclients-sweep fuzz clean
 
 # Our modules byte-compiled, each run (only what changed since): where
@@ -77,6 +77,13 @@ bench-stall: setup
 # as bare server-and-bots and as a tournament, alternately (~3 min).
 bench-tournament: setup
 	$(BIN)/python -m scenarios.bench --part tournament
+
+# How strong ring check is: our own clients' protocol code mutated one change at
+# a time (up to 80 mutants a game), each game's cases run against every mutant,
+# and each survivor played against the unmutated client in seeded games through
+# the real server: killed, equivalent, or a gap the cases miss (~30-40 min).
+bench-check: setup
+	$(BIN)/python -m scenarios.bench --part check
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client: each old
 # habit alone and all together, two seeds a size, on an idle machine and then

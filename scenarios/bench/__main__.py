@@ -13,7 +13,9 @@ Tipping solver against the other players and times it
 (``--part stall``) times the Old Maid table's status replies while smarx
 searches for always-pass FishNet clients (``scenarios.bench.stall_bench``); part
 seven (``--part tournament``) times ``ring tournament`` against the same games
-played bare (``scenarios.bench.tournament_bench``).
+played bare (``scenarios.bench.tournament_bench``); part eight (``--part check``)
+measures how strong ``ring check`` is by mutating our own clients' protocol code
+(``scenarios.bench.check_mutants``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -42,6 +44,7 @@ from pathlib import Path
 
 from scenarios.bench import (
     capacity,
+    check_mutants,
     fairness,
     fishnet_ladder,
     notipping_bench,
@@ -89,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "fairness",
             "stall",
             "tournament",
+            "check",
         ],
         default="all",
     )
@@ -127,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, tournament_bench.main([]))
+    if args.part in ("all", "check"):
+        if args.part == "all":
+            print()
+        status = max(status, check_mutants.main([]))
     return status
 
 
