@@ -36,6 +36,7 @@ from services.fishnet.protocol import (
     Role,
     ServerMessage,
     YourTurn,
+    YouWin,
 )
 from services.fishnet.referee import Referee, Tell
 from services.fishnet.rules import FishNetGame, RuleError
@@ -182,6 +183,7 @@ async def play_game(
     stop_after: int | None = None,
     error_at_turn: int | None = None,
     error_out_of_turn: int | None = None,
+    opponent_leaves_after: int | None = None,
 ) -> None:
     """A whole game against the program; ``error_at_turn``: its move of that number is
     answered with an error line and yourturn again, as the server answers a refused line;
@@ -203,6 +205,17 @@ async def play_game(
                 await server.send([Error(ERROR_OUT_OF_TURN)])
             await server.send(_mine(referee.act(OPPONENT, move)))
             continue
+        if opponent_leaves_after is not None and moves == opponent_leaves_after:
+            # The opponent's connection dropped (Errors): an error line, then the result.
+            wire.note("the opponent left")
+            await server.send([Error("opponent_left")])
+            await context.end_pause(wire, "error opponent_left", "youwin")
+            await server.send([YouWin()])
+            context.over()
+            await context.expect_close(wire, "youwin", allowed=b"quit", quiet=rules.FISHNET_QUIET)
+            await context.expect_exit("youwin")
+            context.judge.move_times(server.move_times)
+            return
         if close_after is not None and moves == close_after:
             context.broke_off()
             await wire.close()
@@ -297,6 +310,8 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
              tests=(rules.FISHNET_ERROR, rules.CRASH)),
         case("fishnet.end.tie", "error move_limit, then tiegame (no book made)", "The game",
              make=deal_without_books_in_reach, stop_after=1, tests=ends),
+        case("fishnet.end.opponent-left", "the opponent leaves mid-game: error opponent_left, "
+             "then youwin", "Errors", opponent_leaves_after=3, tests=(rules.FISHNET_ERROR, *ends)),
         case("fishnet.end.server-closes", "the server closes mid-game, without a result",
              "Errors", close_after=3, tests=(rules.EXIT,)),
         case("fishnet.time", f"every answer to yourturn within {move_limit:g} s", "Limits",

@@ -221,6 +221,7 @@ async def play_game(
     invalid_after: int | None = None,
     close_after: int | None = None,
     need_remove: bool = False,
+    opponent_leaves_after: int | None = None,
 ) -> ServerSide:
     wire = await context.accept()
     server = ServerSide(context, wire, style, budget)
@@ -246,6 +247,15 @@ async def play_game(
             await wire.close()
             wire.note("the server stops: no WIN, no LOSE")
             await context.expect_exit("the server closing the connection mid-game")
+            context.judge.move_times(server.move_times)
+            return server
+        if opponent_leaves_after is not None and theirs_made == opponent_leaves_after:
+            # The opponent's connection dropped: the program wins, mid-game (7, "In a game").
+            wire.note("the opponent left: WIN;")
+            await server.send(Win())
+            context.over()
+            await context.expect_close(wire, "WIN;", quiet=rules.NOTIPPING_QUIET)
+            await context.expect_exit("WIN;")
             context.judge.move_times(server.move_times)
             return server
         await server.send(round_for(game, seat))
@@ -317,6 +327,8 @@ def cases(move_limit: float = TIME_BUDGET) -> list[Case]:
              tests=ends),
         case("notipping.end.invalid", "INVALID; then LOSE; (the time budget spent)", "5.11",
              invalid_after=2, tests=ends),
+        case("notipping.end.opponent-left", "the opponent leaves mid-game: WIN; while it "
+             "waits for its ROUND", "7", opponent_leaves_after=3, tests=ends),
         case("notipping.end.server-closes", "the server closes mid-game, without WIN or LOSE",
              "1", close_after=3, tests=(rules.EXIT,)),
         case("notipping.time", f"every move within the time budget ({move_limit:g} s in all)",

@@ -166,6 +166,7 @@ async def play_game(
     start: Position | None = None,
     move_limit: float = MOVE_LIMIT,
     end_with_close_after: int | None = None,
+    opponent_leaves_after: int | None = None,
 ) -> ServerSide:
     """A whole game against the program, which plays ``colour``; the other side is ours."""
     wire = await context.accept()
@@ -191,6 +192,12 @@ async def play_game(
             await context.expect_exit("the server closing the connection mid-game")
             server.figures()
             return server
+        if opponent_leaves_after is not None and moves_made == opponent_leaves_after:
+            # The opponent's connection dropped: the program wins, mid-game (5.9).
+            wire.note("the opponent left: W1, G")
+            await _end(context, server, Result(Result.WIN), style)
+            server.figures()
+            return server
         try:
             attempt = await _turn(server, position)
         except CaseFailed as failed:
@@ -203,17 +210,22 @@ async def play_game(
         moves_made += 1
     winner = position.winner()
     result = Result.DRAW if winner is None else Result.WIN if winner == colour else Result.LOSS
-    said = f"W{result}"
-    await server.send(Result(result), flush=not style.together)
-    if not style.together:
-        await context.end_pause(wire, said, "G")
-    await server.send(GameOver())
-    context.over()
     wire.note(f"game over: {position.count(BLACK)}-{position.count(WHITE)}")
-    await context.expect_close(wire, "G", quiet=rules.REVERSI_QUIET)
-    await context.expect_exit("G")
+    await _end(context, server, Result(result), style)
     server.figures()
     return server
+
+
+async def _end(context: CaseContext, server: ServerSide, result: Result, style: Style) -> None:
+    """``W`` then ``G`` (with a pause between unless they go in one write), then the
+    program must close and exit."""
+    await server.send(result, flush=not style.together)
+    if not style.together:
+        await context.end_pause(server.wire, f"W{result.result}", "G")
+    await server.send(GameOver())
+    context.over()
+    await context.expect_close(server.wire, "G", quiet=rules.REVERSI_QUIET)
+    await context.expect_exit("G")
 
 
 async def _turn(server: ServerSide, position: Position) -> MoveAttempt:
@@ -274,6 +286,7 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
     _pass, _empty_end = from_position(*PASS_POSITION), from_position(*EMPTY_END_POSITION)
     _draw = from_position(*DRAW_POSITION)
     _server_closes = game(end_with_close_after=3)
+    _opponent_left = game(opponent_leaves_after=3)
     _time = game()  # a move past the limit fails in ServerSide.attempt; figures in the notes
     deadline = 60 * move_limit + 30.0  # a program moves at most 60 times in a game
     ends = (rules.READ_TO_END, rules.EXIT, rules.STATUS, rules.CRASH)
@@ -296,6 +309,8 @@ def cases(move_limit: float = MOVE_LIMIT) -> list[Case]:
              _empty_end, deadline, tests=ends),
         Case("reversi.end.draw", "a draw: W2, then G", "reversi.md 3", _draw, deadline,
              tests=ends),
+        Case("reversi.end.opponent-left", "the opponent leaves mid-game: W1 and G while it "
+             "waits for its board", "reversi.md 5.9", _opponent_left, deadline, tests=ends),
         Case("reversi.end.server-closes", "the server closes mid-game, without W or G",
              "reversi.md 5.10", _server_closes, deadline, tests=(rules.EXIT,)),
         Case("reversi.time", f"every move within the move time ({move_limit:g} s)",

@@ -296,7 +296,12 @@ async def run_case(
                 place.release()
     if verdict in (Verdict.PASS, Verdict.FAIL) and isinstance(context.running, RunningProgram):
         crash = _how_it_ended(context, context.running)
-        if crash is not None and (verdict is Verdict.PASS or crash[0] is obligations.CRASH):
+        # A crash explains a FAIL that followed from it, but for one before the program
+        # even connected: that one says how it exited already.
+        explains = crash is not None and crash[0] is obligations.CRASH
+        if crash is not None and (
+            verdict is Verdict.PASS or (explains and rule is not obligations.CONNECT)
+        ):
             was = f" (so {reason})" if verdict is Verdict.FAIL else ""
             rule, reason = crash[0], crash[1] + was
             verdict = Verdict.FAIL

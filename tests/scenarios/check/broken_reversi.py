@@ -9,7 +9,8 @@ a lab, and one case of the checker is there to catch it:
 - ``needs-newline``: reads messages by newline only (reversi.framing.bare);
 - ``swap-xy``: sends ``M<y><x>`` (reversi.game.*);
 - ``repeat``: plays an illegal move first, and sends the same move again when
-  the board comes again (reversi.board-again);
+  the board comes again (no case of its own since the board again is answered in
+  every case: the 100th attempt FAILs reversi.game.*);
 - ``no-pass``: takes a board right after its own move for an echo of it, and
   waits for the next (reversi.pass);
 - ``expects-full``: believes a game ends only on a full board, and waits on

@@ -36,14 +36,17 @@ def test_the_command_line_writes_every_report_and_fails_on_a_failure(tmp_path: P
     assert any(line.startswith("FAIL  reversi.end.draw ") for line in lines), lines
     assert any(line.startswith("PASS  reversi.end.empty ") for line in lines), lines
     suite = ET.parse(junit).getroot()
-    assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
+    assert (suite.get("tests"), suite.get("failures")) == ("4", "1")
     failed = [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None]
     assert failed == ["reversi.end.draw"]
     graded = json.loads(gradescope.read_text())
-    assert graded["score"] == 2.0 and len(graded["tests"]) == 3
+    assert graded["score"] == 3.0 and len(graded["tests"]) == 4
     cases = {c["id"]: c for c in json.loads(report.read_text())["cases"]}
     assert cases["reversi.end.draw"]["verdict"] == "FAIL"
     assert cases["reversi.end.draw"]["section"] == "reversi.md 3"
+    [rule] = cases["reversi.end.draw"]["rules"]  # the must it breaks, quoted from the doc
+    assert rule["level"] == "must" and rule["text"].startswith("A program must")
+    assert "breaks programs.md 3 (program.exit): \u201cA program must exit" in done.stdout
 
 
 def test_a_missing_program_fails_each_case_in_one_line(tmp_path: Path) -> None:
