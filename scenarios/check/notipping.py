@@ -114,6 +114,14 @@ class ServerSide:
                 raise self.judge.fail(
                     rules.NOTIPPING_JOIN, "it closed its connection before asking for a seat"
                 )
+            if isinstance(event, BadJoin) and event.player is not None:
+                # Only its handle is one our server denies: the handout sets no form for
+                # a handle, so a WARN, and the case plays on as if granted.
+                self.judge.warn(
+                    f"our server would answer DENIED; to its JOINREQUEST: {event.reason}",
+                    rules.NOTIPPING_HANDLE,
+                )
+                event = JoinRequest(self.context.case.name, event.player)
             if isinstance(event, BadJoin):
                 raise self.judge.fail(
                     rules.NOTIPPING_JOIN,
@@ -305,8 +313,8 @@ def cases(move_limit: float = TIME_BUDGET) -> list[Case]:
                     seat=str(seat), tests=tests)  # fmt: skip
 
     ends = (rules.READ_TO_END, rules.EXIT, rules.STATUS, rules.CRASH)
-    whole = (rules.CONNECT, rules.NOTIPPING_JOIN, rules.NOTIPPING_MOVE, rules.NAME_GIVEN,
-             rules.NOTIPPING_QUIET, *ends)
+    whole = (rules.CONNECT, rules.NOTIPPING_JOIN, rules.NOTIPPING_HANDLE, rules.NOTIPPING_MOVE,
+             rules.NAME_GIVEN, rules.NOTIPPING_QUIET, *ends)
     stream = (rules.NOTIPPING_STREAM,)
     return exits_as_fast_as_it_moves([
         case("notipping.game.seat0", "a whole game from seat 0, every move allowed", "5",

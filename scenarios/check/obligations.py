@@ -102,14 +102,17 @@ REVERSI_RULES = (REVERSI_NAME, REVERSI_MOVE, REVERSI_STREAM, REVERSI_NEWLINE, RE
 
 N = "notipping.md"
 NOTIPPING_JOIN = _must("notipping.join", N, "11.1", "A client must first send "
-                       "`JOINREQUEST:<handle>:<player>;`, with a handle of 1 to 32 of "
-                       "`A-Z a-z 0-9 _ . -` and the player 0 or 1.")  # fmt: skip
+                       "`JOINREQUEST:<handle>:<player>;`, with the player 0 or "
+                       "1.")  # fmt: skip
 NOTIPPING_MOVE = _must("notipping.move", N, "11.1", "A client must answer every `ROUND` "
                        "with a move allowed in that round, `ADD` while adding and `REMOVE` "
                        "while removing, within its time budget for all its moves.")  # fmt: skip
 NOTIPPING_STREAM = _must("notipping.stream", N, "11.1", "A client must read the server's "
                          "messages up to each `;`, whatever the spacing and line breaks "
                          "and however the bytes are split into reads.")  # fmt: skip
+NOTIPPING_HANDLE = _should("notipping.handle", N, "11.1", "A client should keep its "
+                           "handle to 1 to 32 of `A-Z a-z 0-9 _ . -`: the handout sets no "
+                           "form for it, but our server denies any other.")  # fmt: skip
 NOTIPPING_DENIED = _should("notipping.after-denied", N, "11.1", "After `DENIED;` a client "
                            "should ask again, for the other seat say, or close: the handout "
                            "says it should wait for the game to begin, but our server "
@@ -117,8 +120,8 @@ NOTIPPING_DENIED = _should("notipping.after-denied", N, "11.1", "After `DENIED;`
 NOTIPPING_QUIET = _should("notipping.quiet-after-end", N, "11.1", "A client should send "
                           "nothing after `WIN;` or `LOSE;`.")  # fmt: skip
 
-NOTIPPING_RULES = (NOTIPPING_JOIN, NOTIPPING_MOVE, NOTIPPING_STREAM, NOTIPPING_DENIED,
-                   NOTIPPING_QUIET)  # fmt: skip
+NOTIPPING_RULES = (NOTIPPING_JOIN, NOTIPPING_MOVE, NOTIPPING_STREAM, NOTIPPING_HANDLE,
+                   NOTIPPING_DENIED, NOTIPPING_QUIET)  # fmt: skip
 
 # -- FishNet (docs/protocols/fishnet.md, "What a client must do") ------------------------
 

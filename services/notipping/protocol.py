@@ -62,9 +62,12 @@ class JoinRequest:
 
 @dataclass(frozen=True)
 class BadJoin:
-    """A ``JOINREQUEST`` the server must deny; ``reason`` says why (for the log)."""
+    """A ``JOINREQUEST`` the server must deny; ``reason`` says why (for the log).
+    ``player``: the seat asked for, where only the handle is at fault (the handout sets
+    no form for a handle: ``ring check`` warns of one and plays on)."""
 
     reason: str
+    player: int | None = None
 
 
 @dataclass(frozen=True)
@@ -302,7 +305,8 @@ def _join(text: str, args: list[str]) -> JoinRequest | BadJoin:
         return BadJoin(f"{text!r}: JOINREQUEST takes a handle and a player number")
     handle, number = args
     if not HANDLE.fullmatch(handle):
-        return BadJoin(f"{handle!r}: a handle is 1-32 of A-Z a-z 0-9 _ . -")
+        player = int(number) if number in ("0", "1") else None
+        return BadJoin(f"{handle!r}: a handle is 1-32 of A-Z a-z 0-9 _ . -", player)
     if number not in ("0", "1"):
         return BadJoin(f"{number!r}: the player number is 0 or 1")
     return JoinRequest(handle, int(number))
