@@ -81,7 +81,7 @@ bench-tournament: setup
 # How strong ring check is: our own clients' protocol code mutated one change at
 # a time (up to 80 mutants a game), each game's cases run against every mutant,
 # and each survivor played against the unmutated client in seeded games through
-# the real server: killed, equivalent, or a gap the cases miss (~30-40 min).
+# the real server: killed, equivalent, or a gap the cases miss (~20 min).
 bench-check: setup
 	$(BIN)/python -m scenarios.bench --part check
 
