@@ -15,7 +15,8 @@ searches for always-pass FishNet clients (``scenarios.bench.stall_bench``); part
 seven (``--part tournament``) times ``ring tournament`` against the same games
 played bare (``scenarios.bench.tournament_bench``); part eight (``--part check``)
 measures how strong ``ring check`` is by mutating our own clients' protocol code
-(``scenarios.bench.check_mutants``).
+(``scenarios.bench.check_mutants``), then how long each game's suite takes
+(``scenarios.bench.check_times``).
 
 Plays the 8-player scenario several times with different seeds, takes every
 handoff's duration from the event logs (the receiver's pick/turn ``t`` minus
@@ -45,6 +46,7 @@ from pathlib import Path
 from scenarios.bench import (
     capacity,
     check_mutants,
+    check_times,
     fairness,
     fishnet_ladder,
     notipping_bench,
@@ -135,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, check_mutants.main([]))
+        print()
+        status = max(status, check_times.main([]))
     return status
 
 

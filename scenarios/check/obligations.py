@@ -158,6 +158,9 @@ OLDMAID_TURN = _must("oldmaid.turn", OM, "11.1", "A peer must hand on every turn
 OLDMAID_PICK = _must("oldmaid.pick", OM, "11.1", "A peer must pick a card of the offer, "
                      "0 <= `card_num` < `num_cards`, and give a card for every such pick of "
                      "its own offers.")  # fmt: skip
+OLDMAID_GO_OUT = _must("oldmaid.go-out", OM, "11.1", "A peer must go out once its hand is "
+                       "empty in the offer phase: tell the table `out_of_cards`, and answer "
+                       "`out` to every offer after the table's `ok`.")  # fmt: skip
 OLDMAID_STREAM = _must("oldmaid.stream", OM, "11.1", "A peer must read every connection as a "
                        "stream: a message may arrive in pieces, and, once its offers say "
                        "`\"stream\": true`, several messages in one read.")  # fmt: skip
@@ -174,7 +177,7 @@ OLDMAID_ONE_RECV = _should("oldmaid.one-recv", OM, "11.1", "A peer should keep a
                            "what it read: one message a `recv` works only with peers that "
                            "pause for it.")  # fmt: skip
 
-OLDMAID_RULES = (OLDMAID_RULES_OF_TABLE, OLDMAID_TURN, OLDMAID_PICK, OLDMAID_STREAM,
+OLDMAID_RULES = (OLDMAID_RULES_OF_TABLE, OLDMAID_TURN, OLDMAID_PICK, OLDMAID_GO_OUT, OLDMAID_STREAM,
                  OLDMAID_TO_END, OLDMAID_LISTEN, OLDMAID_COUNT, OLDMAID_ONE_RECV)  # fmt: skip
 
 BY_GAME = {

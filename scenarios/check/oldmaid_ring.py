@@ -71,6 +71,9 @@ class Stage:
     # The program's connection to the table closes (the table died, as far as it can
     # tell) once the table has answered this many of its draws.
     table_dies_at_draw: int | None = None
+    # The program's hand is empty once the offers begin: a game over by the rules has it
+    # among those out, never as the loser (7.8).
+    goes_out: bool = False
 
     @property
     def together(self) -> bool:
@@ -226,6 +229,12 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rul
     failure = watch.failure()
     if failure is not None:
         return rules.OLDMAID_PICK, failure
+    if stage.goes_out and outcome.state is GameState.OVER and PROGRAM not in outcome.out:
+        return (
+            rules.OLDMAID_GO_OUT,
+            f"its hand was empty when the offers began, yet it never went out (7.8); the "
+            f"table: {outcome.line}",
+        )
     if outcome.rule == "stalled" and watch.holder == PROGRAM:
         return (
             rules.OLDMAID_TURN,
