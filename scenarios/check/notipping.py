@@ -54,6 +54,7 @@ class Style:
     split: bool = False  # every byte its own segment
     together: bool = False  # GRANTED, BEGIN and the first ROUND in one write; the end too
     layout: bool = False  # the handout's layout: a line break after every colon
+    bare: bool = False  # no whitespace at all between messages: `GRANTED;BEGIN:1:7;`
 
 
 def handout_layout(data: bytes) -> bytes:
@@ -81,6 +82,8 @@ class ServerSide:
         encoded = [self.connection.send(message) for message in messages]
         if self.style.layout:
             encoded = [handout_layout(data) for data in encoded]
+        if self.style.bare:
+            encoded = [data.strip() for data in encoded]
         await self.outbox.write(*encoded, flush=flush)
 
     async def next_event(self, wait: float, waiting_for: str, rule: rules.Rule) -> object:
@@ -327,6 +330,9 @@ def cases(move_limit: float = TIME_BUDGET) -> list[Case]:
              "2", style=Style(together=True), tests=stream),
         case("notipping.framing.layout", "the handout's layout: line breaks inside messages",
              "2", style=Style(layout=True), tests=stream),
+        case("notipping.framing.bare", "no whitespace between messages, several in a segment "
+             "(GRANTED;BEGIN:1:7;ROUND:...)", "2", style=Style(bare=True, together=True),
+             tests=stream),
         case("notipping.denied", "DENIED first: ask again and play, or close", "5.2",
              deny_first=True, tests=(rules.NOTIPPING_DENIED, rules.NOTIPPING_JOIN)),
         case("notipping.remove", "the REMOVE phase: both ROUND forms, any block removed",

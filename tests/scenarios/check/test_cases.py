@@ -171,6 +171,7 @@ GAMES = {
             "notipping.framing.split": ("one-recv", "no answer to ROUND"),
             "notipping.framing.together": ("one-recv", "no answer to ROUND"),
             "notipping.framing.layout": ("by-line", ""),
+            "notipping.framing.bare": ("by-line", "no answer to ROUND"),
             "notipping.remove": ("add-only", "ADD in the remove phase"),
             "notipping.end.win": ("win-waits", "did not close its connection"),
             "notipping.end.invalid": ("ignore-invalid", "did not close its connection"),
