@@ -46,7 +46,8 @@ import trio
 from scenarios.bench import mutant_games
 from scenarios.bench.mutant_games import Equivalence, References, Table, old_maid, ring
 from scenarios.bench.mutation import Mutant, mutate_file
-from scenarios.check.runner import Case, run_cases
+from scenarios.check.context import Case
+from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
 
 REPO = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ import trio
 
 from ring.sansio import Closed, Invalid
 from scenarios.check import obligations as rules
-from scenarios.check.runner import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
+from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.wire import Outbox, Wire, read_event
 from services.fishnet.protocol import (
     Error,

@@ -21,7 +21,7 @@ import trio
 
 from ring.sansio import Closed
 from scenarios.check import obligations as rules
-from scenarios.check.runner import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
+from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.verdicts import CaseFailed
 from scenarios.check.wire import Outbox, Wire, read_event
 from services.notipping.protocol import (

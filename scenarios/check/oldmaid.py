@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from scenarios.check import obligations as rules
+from scenarios.check.context import Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.oldmaid_deck import cards
 from scenarios.check.oldmaid_ring import PROGRAM, Part, Stage, play_stage
-from scenarios.check.runner import Case, CaseContext, exits_as_fast_as_it_moves
 
 MOVE_LIMIT = 10.0  # ring peer's default: how long a neighbour waits for an answer
 NICK = PROGRAM

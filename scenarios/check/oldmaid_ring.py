@@ -31,12 +31,12 @@ from ring.oldmaid.cards import Card
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.record import GameKey, RecordHub
 from scenarios.check import obligations as rules
+from scenarios.check.context import CONNECT_TIMEOUT, CaseContext
 from scenarios.check.obligations import Rule
 from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
 from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
 from scenarios.check.oldmaid_watch import RingWatch
 from scenarios.check.relay import SplitSends, relay
-from scenarios.check.runner import CONNECT_TIMEOUT, CaseContext
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import trio
 
 from scenarios.check import obligations as rules
-from scenarios.check.runner import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
+from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.verdicts import CaseFailed, Judge
 from scenarios.check.wire import Outbox, Wire
 from services.reversi.protocol import (

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scenarios.check import obligations
+from scenarios.check.context import Case
 from scenarios.check.obligations import Level, Rule
-from scenarios.check.runner import Case
 
 # What a handout or a protocol doc asks of a client that no case tests, and why not.
 UNTESTED: dict[str, list[tuple[str, str]]] = {

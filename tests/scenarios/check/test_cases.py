@@ -13,7 +13,8 @@ import trio
 
 from scenarios import processes
 from scenarios.check import fishnet, notipping, oldmaid, reversi
-from scenarios.check.runner import Case, run_cases
+from scenarios.check.context import Case
+from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
 from scenarios.programs import Program
 

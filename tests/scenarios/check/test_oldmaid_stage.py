@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from ring.oldmaid.cards import JOKER, full_deck, partner, split_pairs
 from scenarios.check import oldmaid
+from scenarios.check.context import Case, CaseContext
 from scenarios.check.oldmaid_deck import card, cards, draws_per_seat, seed_seating, stacked_deck
 from scenarios.check.oldmaid_ring import Stage, play_stage
 from scenarios.check.oldmaid_watch import PROGRAM, RingWatch
-from scenarios.check.runner import Case, CaseContext, run_cases
+from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import Verdict
 from scenarios.programs import Program
 from services.oldmaid.referee import DECK_SIZE, seating
