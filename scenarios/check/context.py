@@ -10,7 +10,6 @@ program's connection, ``end_pause`` before a game's last message, ``expect_close
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,18 +89,18 @@ class CaseContext:
         # message sent, and how much stderr the program had written by then.
         self.game_over = False
         self.broken_off = False
-        # Each message sent: when, what it was, and how much stderr the program had
-        # written by then (which tells the message a crash's trace came after).
-        self.sends: list[tuple[float, str, int]] = []
+        # Each message sent, and how much stderr the program had written by then (which
+        # tells the message a crash's trace came after); ("", -1) marks one it sent us.
+        self.sends: list[tuple[str, int]] = []
 
     def sent(self, what: str) -> None:
         """Note a message sent to the program: a crash after it is said to follow it."""
         size = self.running.stderr_size() if isinstance(self.running, RunningProgram) else 0
-        self.sends.append((time.monotonic(), what, size))
+        self.sends.append((what, size))
 
     def heard(self) -> None:
         """Note that the program sent something: what we send after, it has not answered."""
-        self.sends.append((time.monotonic(), "", -1))
+        self.sends.append(("", -1))
 
     def last_sent_before(self, stderr_at: int | None) -> tuple[str, int]:
         """What was sent the program before its stderr reached ``stderr_at`` bytes (None:
@@ -109,16 +108,16 @@ class CaseContext:
         size of its stderr at the last of them; ``("its start", 0)`` if nothing. A crash's
         trace is written after the message it crashed on and before any message sent
         once it was there, and a program crashes on something it has not answered."""
-        before = [s for s in self.sends if stderr_at is None or s[2] <= stderr_at]
-        unanswered: list[tuple[float, str, int]] = []
+        before = [s for s in self.sends if stderr_at is None or s[1] <= stderr_at]
+        unanswered: list[tuple[str, int]] = []
         for send in before:
-            unanswered = [] if send[2] < 0 else [*unanswered, send]
+            unanswered = [] if send[1] < 0 else [*unanswered, send]
         if not unanswered:
-            sent = [send for send in before if send[2] >= 0]
-            unanswered = sent[-1:] or [(0.0, "its start", 0)]
-        shown = ", ".join(what for _, what, _ in unanswered[-3:])
+            sent = [send for send in before if send[1] >= 0]
+            unanswered = sent[-1:] or [("its start", 0)]
+        shown = ", ".join(what for what, _ in unanswered[-3:])
         more = len(unanswered) - 3
-        return (f"{more} messages, then " if more > 0 else "") + shown, unanswered[-1][2]
+        return (f"{more} messages, then " if more > 0 else "") + shown, unanswered[-1][1]
 
     def over(self) -> None:
         """The game's last message is sent: from here on, a crash is the ending's."""

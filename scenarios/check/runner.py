@@ -141,7 +141,7 @@ def _how_it_ended(context: CaseContext, running: RunningProgram) -> tuple[Rule, 
     else the last message sent."""
     after, _ = context.last_sent_before(exits.trace_offset(running.stderr_path))
     # A trace counts as a crash only once the game's last message was sent (exits.py).
-    sent = [size for _, _, size in context.sends if size >= 0]
+    sent = [size for _, size in context.sends if size >= 0]
     mark = sent[-1] if sent else 0
     ending = exits.Ending(
         returncode=running.returncode,
