@@ -5,15 +5,23 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check \
+.PHONY: setup sandbox-tool test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check \
 	fishnet-study oldclients-sweep fuzz clean
 
 # Our modules byte-compiled, each run (only what changed since): where
 # PYTHONDONTWRITEBYTECODE is set, as on this machine, every process of a test,
 # scenario or bench otherwise compiled them from source again (a ring peer
 # started in 0.48 s, 0.26 s with them compiled).
-setup: $(STAMP)
+setup: $(STAMP) sandbox-tool
 	$(BIN)/python -m compileall -q ring services scenarios
+
+# The box every tournament program runs in is bubblewrap (scenarios/sandbox), from the
+# distribution: installed here when missing and we are root on a Debian-like system;
+# elsewhere `ring tournament` says what is missing and how to go on.
+sandbox-tool:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }; } || \
+		echo "make: no bubblewrap (install the bubblewrap package): tournaments will refuse to run unboxed"
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -86,9 +86,11 @@ async def serve(
     max_per_address: int | None = None,
     exempt_loopback: bool = True,
     refuse: Refuse | None = None,
+    listener: trio.SocketListener | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Accept connections on host:port (0 picks a free port) until cancelled.
+    """Accept connections on host:port (0 picks a free port) until cancelled; or on
+    ``listener``, made by the caller (a tournament's, in its programs' box network).
 
     ``await nursery.start(serve, ...)`` returns the bound (host, port) once
     the socket listens. At most ``max_connections`` are open at once, and at
@@ -104,7 +106,7 @@ async def serve(
     closed. So a flood of idle connections cannot lock players out, one
     address cannot take every place, and no player who has spoken is cut off.
     """
-    listeners = await trio.open_tcp_listeners(port, host=host)
+    listeners = [listener] if listener else await trio.open_tcp_listeners(port, host=host)
     bound_host, bound_port = listeners[0].socket.getsockname()[:2]
     # Open connections, oldest first (a dict keeps insertion order).
     slots: dict[_Slot, None] = {}
@@ -221,8 +223,10 @@ def serving_as(
     on_stop: Callable[[], Awaitable[object]],
     stop_timeout: float,
     refuse: Refuse | None = None,
+    listener: trio.SocketListener | None = None,
 ) -> AbstractAsyncContextManager[tuple[str, int]]:
-    """``serving`` where the config says: its address, connection caps and loopback rule."""
+    """``serving`` where the config says: its address, connection caps and loopback rule
+    (or on ``listener``)."""
     return serving(
         handler,
         config.host,
@@ -233,6 +237,7 @@ def serving_as(
         max_per_address=config.max_per_address,
         exempt_loopback=config.exempt_loopback,
         refuse=refuse,
+        listener=listener,
     )
 
 
@@ -248,6 +253,7 @@ async def serving(
     max_per_address: int | None = None,
     exempt_loopback: bool = True,
     refuse: Refuse | None = None,
+    listener: trio.SocketListener | None = None,
 ) -> AsyncIterator[tuple[str, int]]:
     """Serve (as ``serve``, with its caps and refusal) while the body runs; yields the bound
     (host, port).
@@ -271,6 +277,7 @@ async def serving(
                 max_per_address=max_per_address,
                 exempt_loopback=exempt_loopback,
                 refuse=refuse,
+                listener=listener,
                 task_status=task_status,
             )
 

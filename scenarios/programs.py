@@ -13,9 +13,16 @@ its environment (``CARDRING_RUN``, inherited by everything it starts): stop
 finds such strays in ``/proc`` and kills them too.
 
 ``Limits`` bound what one run may take of the machine (memory, CPU time,
-open files), set in the child before it runs the command: a program past
-its memory fails to allocate, past its CPU time it is killed (SIGXCPU), past
-its files it cannot open another. A tournament runs every program so.
+open files, processes), set in the child before it runs the command: a
+program past its memory fails to allocate, past its CPU time it is killed
+(SIGXCPU), past its files it cannot open another. A tournament runs every
+program so.
+
+A program given a ``Box`` (``scenarios.sandbox``) runs in it: bubblewrap and
+a uid of its own, in the box's network namespace, with a clean environment.
+Its whole box is its process group's leader, so stopping works the same;
+SIGTERM goes to the program's own processes first (found by the box's PID
+namespace), then the box is killed, and the kernel kills all it held.
 
 A command that cannot be started at all (no such file, not executable) raises
 ``ProgramError`` with one line that says so; a program that exits at once is
@@ -36,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
+
+from scenarios.sandbox import Box, box_processes, exit_status
 
 # After SIGTERM a program gets this long to exit before the group is SIGKILLed.
 STOP_GRACE = 1.0
@@ -105,6 +114,9 @@ class Limits:
     # Any one file it writes, its output files included: a program printing in a
     # loop is stopped (SIGXFSZ) before it fills the disk.
     file_bytes: int | None = None
+    # Processes and threads of its uid (RLIMIT_NPROC): only a boxed program has a uid
+    # of its own, so only there is this a bound on it alone (a fork bomb stays in it).
+    processes: int | None = None
 
     def apply(self) -> None:
         """Set the limits in this process (the child, before it runs the command)."""
@@ -116,6 +128,7 @@ class Limits:
             (resource.RLIMIT_CPU, self.cpu_seconds, 1),
             (resource.RLIMIT_NOFILE, self.open_files, 0),
             (resource.RLIMIT_FSIZE, self.file_bytes, 0),
+            (resource.RLIMIT_NPROC, self.processes, 0),
         ):
             if value is not None:
                 _, hard = resource.getrlimit(kind)
@@ -136,6 +149,7 @@ class Program:
     limits: Limits | None = None
     # Begins every run's token: a tournament finds all its programs by it (``sweep``).
     tag_prefix: str = ""
+    box: Box | None = None  # None: it runs as the runner, seeing the whole machine
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -150,20 +164,27 @@ class Program:
         argv = substitute(self.argv, values)
         tag = self.tag_prefix + secrets.token_hex(8)
         env = environment(values) | {RUN_TAG: tag}
+        cwd, run = self.cwd, argv
+        setup = self.limits.apply if self.limits is not None else None
+        if self.box is not None:
+            box = self.box
+            env = box.environment({key: env[key] for key in env if key.startswith("CARDRING_")})
+            cwd, run = None, box.command(argv)
+            setup = box.preparer(self.limits.apply if self.limits is not None else None)
         logs.mkdir(parents=True, exist_ok=True)
         stdout_path = logs / f"{label}.stdout"
         stderr_path = logs / f"{label}.stderr"
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             try:
                 process = await trio.lowlevel.open_process(
-                    argv,
+                    run,
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=err,
-                    cwd=self.cwd,
+                    cwd=cwd,
                     env=env,
                     start_new_session=True,  # its own process group, killed whole
-                    preexec_fn=self.limits.apply if self.limits is not None else None,
+                    preexec_fn=setup,
                 )
             except FileNotFoundError:
                 raise ProgramError(f"cannot run {argv[0]!r}: no such program") from None
@@ -171,7 +192,9 @@ class Program:
                 raise ProgramError(f"cannot run {argv[0]!r}: it is not executable") from None
             except OSError as exc:
                 raise ProgramError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
-        return RunningProgram(argv, process, stdout_path, stderr_path, trio.current_time(), tag)
+        return RunningProgram(
+            argv, process, stdout_path, stderr_path, trio.current_time(), tag, self.box
+        )
 
 
 @dataclass
@@ -184,6 +207,7 @@ class RunningProgram:
     stderr_path: Path
     started: float
     tag: str = ""  # its RUN_TAG token
+    box: Box | None = None
     killed: bool = False  # stop found it still running
     strays: int = 0  # processes it started outside its group that stop had to kill
     returncode: int | None = field(default=None)
@@ -191,6 +215,13 @@ class RunningProgram:
     @property
     def exited(self) -> bool:
         return self.process.poll() is not None
+
+    @property
+    def status(self) -> int | None:
+        """Its return code as ``subprocess`` gives it (negative: killed by that signal),
+        None while it runs; a box's is turned back from bubblewrap's 128 + N."""
+        code = self.process.poll()
+        return exit_status(code) if self.box is not None else code
 
     async def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` for it to exit on its own; whether it did."""
@@ -202,14 +233,20 @@ class RunningProgram:
         """End it and everything it started: SIGTERM to the group, then SIGKILL."""
         if not self.exited:
             self.killed = True
-        self._signal_group(signal.SIGTERM)
+        if self.box is not None:
+            # Not the box itself: killed, it would take its program down at once.
+            for pid in box_processes(self.process.pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGTERM)
+        else:
+            self._signal_group(signal.SIGTERM)
         with trio.move_on_after(grace):
             await self.process.wait()
         # Children may linger after the leader exits: the group is killed either way.
         self._signal_group(signal.SIGKILL)
         with trio.move_on_after(REAP_TIMEOUT):
             await self.process.wait()
-        self.returncode = self.process.returncode
+        self.returncode = self.status
         self.strays += _kill_tagged(self.tag)
 
     def cpu_seconds(self) -> float:
@@ -243,7 +280,7 @@ class RunningProgram:
         return _tail(self.stdout_path), _tail(self.stderr_path)
 
     def describe_exit(self) -> str:
-        code = self.process.returncode
+        code = self.status
         if code is None:
             return "still running"
         if code == -signal.SIGXCPU:

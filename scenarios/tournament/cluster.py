@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from scenarios.tournament.jobs import Entrant, GameJob
+from scenarios.tournament.jobs import BoxSettings, Entrant, GameJob
 from scenarios.tournament.pools import Played
 
 # How long to wait for the scheduler to answer at the start.
@@ -55,15 +55,15 @@ class DaskPool:
     def workers(self) -> list[str]:
         return sorted(self.client.scheduler_info()["workers"])
 
-    def check(self, entrants: Sequence[Entrant]) -> list[str]:
-        """Every worker checks every command; each problem names its worker."""
+    def check(self, entrants: Sequence[Entrant], box: BoxSettings | None = None) -> list[str]:
+        """Every worker checks every command, and its box; each problem names its worker."""
         try:  # workers started with the scheduler may still be joining it
             self.client.wait_for_workers(1, timeout=self.timeout)
         except TimeoutError:
             return [f"the Dask scheduler at {self.address} has no workers "
                     f"(none joined within {self.timeout:g} s)"]  # fmt: skip
         try:
-            found = self.client.run(_check_here, list(entrants))
+            found = self.client.run(_check_here, list(entrants), box)
         except Exception as exc:  # a worker without cardring cannot even unpickle the call
             return [f"a worker cannot run cardring's games ({type(exc).__name__}: {exc}): "
                     "install cardring on every worker"]  # fmt: skip
@@ -103,7 +103,7 @@ class DaskPool:
         self.client.close()
 
 
-def _check_here(entrants: list[Entrant]) -> list[str]:
-    from scenarios.tournament.worker import check_commands
+def _check_here(entrants: list[Entrant], box: BoxSettings | None) -> list[str]:
+    from scenarios.tournament.worker import check_box, check_commands
 
-    return check_commands(entrants)
+    return check_box(box) + check_commands(entrants)

@@ -33,10 +33,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action=_Entrant,
         const="player",
         dest="entrants",
-        metavar="NAME=COMMAND",
-        help="a program: its name, and its command "
-        "line with WIRE.md's placeholders ({host} {port} {address} {name} "
-        "{seat} {nick} {table}), e.g. alice='java -jar a.jar {host} {port} {name}'",
+        metavar="NAME[@DIR]=COMMAND",
+        help="a program: its name, its folder (default: that of the first word of COMMAND "
+        "that names a file or folder; the box shows it read-only), and its command "
+        "line with the placeholders ({host} {port} {address} {name} "
+        "{seat} {nick} {table}), e.g. alice@alice='java -jar a.jar {host} {port} {name}'",
     )
     entrants.add_argument(
         "--builtin",
@@ -148,10 +149,35 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MB",
         help="its stdout, stderr or any file it writes (default 64)",
     )
+    box = parser.add_argument_group("the box every program runs in (docs/tournament.md)")
+    box.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_false",
+        help="run every program as this user, seeing the whole machine: only for programs "
+        "you trust (every standings file then says so)",
+    )
+    box.add_argument(
+        "--scratch",
+        type=cliargs.positive,
+        default=256,
+        metavar="MB",
+        help="its private writable /tmp (default 256)",
+    )
+    box.add_argument(
+        "--processes",
+        type=cliargs.positive,
+        default=256,
+        metavar="N",
+        help="processes and threads of one entrant at once (default 256)",
+    )
 
 
-def entrants_of(game: str, given: list[tuple[str, str]]) -> list[object]:
-    """The entrants, in the order given; ``argparse.ArgumentTypeError`` names a bad one."""
+def entrants_of(
+    game: str, given: list[tuple[str, str]], *, boxed: bool = False
+) -> list[object]:
+    """The entrants, in the order given; ``argparse.ArgumentTypeError`` names a bad one.
+    ``boxed``: each program needs a folder of its own (``folder_of``)."""
     from scenarios.tournament import ring_game
     from scenarios.tournament.hosts import HOSTS
     from scenarios.tournament.jobs import Entrant
@@ -167,7 +193,10 @@ def entrants_of(game: str, given: list[tuple[str, str]]) -> list[object]:
             name, sep, command = text.partition("=")
             if not sep or not command.strip():
                 raise argparse.ArgumentTypeError(f"--player is NAME=COMMAND, not {text!r}")
-            entrant = Entrant(name, tuple(shlex.split(command)))
+            name, at, given_folder = name.partition("@")
+            argv = tuple(shlex.split(command))
+            folder, cwd = folder_of(name, argv, given_folder if at else None, boxed=boxed)
+            entrant = Entrant(name, argv, cwd=cwd, folder=folder)
         else:
             name, sep, level = text.rpartition("=")
             level = level.lower()
@@ -190,13 +219,39 @@ def entrants_of(game: str, given: list[tuple[str, str]]) -> list[object]:
     return list(entrants)
 
 
+def folder_of(
+    name: str, argv: tuple[str, ...], given: str | None, *, boxed: bool
+) -> tuple[str | None, str | None]:
+    """An entrant's folder and working folder (absolute), as docs/tournament.md says:
+    ``NAME@DIR``'s DIR for both; else the folder of the first word of the command that
+    names a file (or the folder it names), and the working folder stays this one."""
+    here = Path.cwd()
+    if given is not None:
+        folder = (here / given).resolve()
+        if not folder.is_dir():
+            raise argparse.ArgumentTypeError(f"{name}'s folder {given!r} is not a folder")
+        return str(folder), str(folder)
+    for word in argv:
+        path = here / word
+        if word and not word.startswith("-") and path.exists():
+            found = (path if path.is_dir() else path.parent).resolve()
+            if boxed and found in (here, *here.parents):
+                raise argparse.ArgumentTypeError(
+                    f"{name}'s program is in the folder the tournament runs from, which its "
+                    f"box would show whole: give it a folder of its own ({name}@DIR=COMMAND)"
+                )
+            return str(found), None
+    return None, None
+
+
 def _run(args: argparse.Namespace) -> int:
     from scenarios.tournament.jobs import Settings
     from scenarios.tournament.runner import Tournament, TournamentError, run
     from scenarios.tournament.schedule import Format, ScheduleError
 
     try:
-        entrants = entrants_of(args.game, getattr(args, "entrants", None) or [])
+        given = getattr(args, "entrants", None) or []
+        entrants = entrants_of(args.game, given, boxed=args.sandbox)
     except argparse.ArgumentTypeError as exc:
         print(f"ring tournament: {exc}", file=sys.stderr)
         return 2
@@ -212,6 +267,14 @@ def _run(args: argparse.Namespace) -> int:
         output_mb=args.output,
         depth=args.depth,
     )
+    if args.sandbox:
+        from scenarios.tournament.boxes import box_settings
+
+        try:
+            settings = box_settings(settings, entrants, args.out, args.scratch, args.processes)
+        except ValueError as exc:
+            print(f"ring tournament: {exc}", file=sys.stderr)
+            return 2
     tournament = Tournament(
         game=args.game,
         entrants=tuple(entrants),  # type: ignore[arg-type]

@@ -27,12 +27,27 @@ class Entrant(msgspec.Struct, frozen=True):
     command: tuple[str, ...] = ()
     level: str | None = None  # a built-in player of the game
     cwd: str | None = None  # where its command runs (default: where the runner runs)
+    # Its own folder (absolute), which its box shows it read-only; None: none (a built-in
+    # player, or a tournament without boxes).
+    folder: str | None = None
 
     @property
     def shown(self) -> str:
         import shlex
 
         return f"built-in {self.level}" if self.level else shlex.join(self.command)
+
+
+class BoxSettings(msgspec.Struct, frozen=True):
+    """How a tournament boxes its programs (``scenarios.sandbox``; docs/tournament.md)."""
+
+    uids: tuple[tuple[str, int], ...]  # each entrant's own uid, by name
+    hidden: tuple[str, ...] = ()  # the results folder and every entrant's folder
+    scratch_mb: int = 256  # each program's private /tmp
+    processes: int = 256  # processes and threads of one entrant's uid
+
+    def uid(self, name: str) -> int:
+        return dict(self.uids)[name]
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -48,6 +63,7 @@ class Settings(msgspec.Struct, frozen=True):
     open_files: int | None = 1024
     output_mb: int | None = 64  # each of stdout and stderr (and any file it writes)
     depth: int | None = None  # the built-in searching players' depth (None: the game's)
+    box: BoxSettings | None = None  # None: unsandboxed (--no-sandbox)
 
     def limits(self) -> Limits:
         mib = 1024 * 1024
@@ -56,6 +72,7 @@ class Settings(msgspec.Struct, frozen=True):
             cpu_seconds=self.cpu_seconds,
             open_files=self.open_files,
             file_bytes=None if self.output_mb is None else self.output_mb * mib,
+            processes=None if self.box is None else self.box.processes,
         )
 
     def decisive(self) -> dict[str, object]:

@@ -20,15 +20,16 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from scenarios.programs import sweep
-from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome
+from scenarios.tournament.jobs import BoxSettings, Entrant, GameJob, GameOutcome
 from scenarios.tournament.worker import check_commands, play_game, start_worker
 
 Played = tuple[GameJob, GameOutcome | BaseException]
 
 
 class Pool(Protocol):
-    def check(self, entrants: Sequence[Entrant]) -> list[str]:
-        """One line for each command that cannot be started where games run."""
+    def check(self, entrants: Sequence[Entrant], box: BoxSettings | None = None) -> list[str]:
+        """One line for each command that cannot be started where games run, or each
+        machine there that cannot make ``box``'s boxes."""
 
     def sweep(self, prefix: str) -> None:
         """Kill every program whose run token begins with ``prefix``, wherever games run."""
@@ -45,7 +46,8 @@ class LocalPool:
         self.concurrency = max(1, concurrency)
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
 
-    def check(self, entrants: Sequence[Entrant]) -> list[str]:
+    def check(self, entrants: Sequence[Entrant], box: BoxSettings | None = None) -> list[str]:
+        # This machine's box was probed by the runner already.
         return check_commands(entrants)
 
     def sweep(self, prefix: str) -> None:

@@ -18,6 +18,8 @@ no culprit blames no one and counts for no one.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -30,6 +32,8 @@ from ring.client_args import Names
 from ring.record import GameKey, RecordHub
 from ring.seeds import keyed_seed
 from scenarios.programs import Program, ProgramError, RunningProgram
+from scenarios.sandbox import BoxNetwork, box_network
+from scenarios.tournament import boxes
 from scenarios.tournament.jobs import GameJob
 from scenarios.tournament.results import GameResult
 from scenarios.tournament.two_player import played_span, program_files
@@ -60,7 +64,18 @@ def game_time(job: GameJob) -> float:
 
 
 async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
-    """Play the ring; its result and its files."""
+    """Play the ring; its result and its files. Boxed, the ring's programs share one
+    network namespace (they dial each other), where the table listens."""
+    async with contextlib.AsyncExitStack() as stack:
+        network = None
+        if job.settings.box is not None:
+            network = await stack.enter_async_context(box_network())
+        return await _played(job, logs, network)
+
+
+async def _played(
+    job: GameJob, logs: Path, network: BoxNetwork | None
+) -> tuple[GameResult, dict[str, bytes]]:
     from services.oldmaid.table import TableError, serve_table
     from services.oldmaid.table_config import TableConfig
 
@@ -93,6 +108,8 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
         linger=settings.exit_within,
         advertise=False,
         on_join=joined.add,
+        listener=None if network is None else await network.listen(HOST),
+        admit=None if network is None else boxes.admitting(job, network),
     )
 
     async def serve(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
@@ -101,6 +118,7 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
 
     began = time.monotonic()
     runs: list[RunningProgram | None] = [None] * len(names)
+    programs: list[Program | None] = [None] * len(names)
     faults: dict[str, str] = {}
     async with trio.open_nursery() as nursery:
         try:
@@ -111,7 +129,8 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
         values = {"host": host, "port": str(port), "address": table, "table": table}
         try:
             for seat in range(len(names)):
-                runs[seat] = await _start(job, seat, values, logs, faults)
+                programs[seat] = _program(job, seat, network)
+                runs[seat] = await _start(programs[seat], job, seat, values, logs, faults)
             # The table starts once all have joined, or connect_within after the second.
             with trio.move_on_after(2 * settings.connect_within + 1):
                 await started.wait()
@@ -122,7 +141,7 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
                     raise RuntimeError(f"ring {job.number} did not end within {game_time(job):g} s")
         finally:
             # How each had ended before we stop them all (a stop is no crash of theirs).
-            exits = [None if run is None else run.process.poll() for run in runs]
+            exits = [None if run is None else run.status for run in runs]
             with trio.CancelScope(shield=True):
                 programs_ended = await _stop(runs, settings.exit_within)
             nursery.cancel_scope.cancel()
@@ -130,20 +149,25 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
     result = _judged(job, outcome, joined, runs, exits, faults, began)
     result = msgspec.structs.replace(result, played=round(played_span(runs, programs_ended), 6))
     files = {"transcript.jsonl": b"".join(line + b"\n" for line in records)}
+    files["boxes.json"] = json.dumps(boxes.described(job, programs), indent=2).encode()
     return result, files | program_files(job, logs)
 
 
-async def _start(
-    job: GameJob, seat: int, values: dict[str, str], logs: Path, faults: dict[str, str]
-) -> RunningProgram | None:
+def _program(job: GameJob, seat: int, network: BoxNetwork | None) -> Program:
     entrant = job.entrants[seat]
     argv = tuple(builtin_command(job, seat)) if entrant.level else entrant.command
-    program = Program(
-        argv,
-        cwd=Path(entrant.cwd) if entrant.cwd else None,
-        limits=job.settings.limits(),
-        tag_prefix=job.tag_prefix,
-    )
+    return boxes.program(job, seat, argv, network)
+
+
+async def _start(
+    program: Program,
+    job: GameJob,
+    seat: int,
+    values: dict[str, str],
+    logs: Path,
+    faults: dict[str, str],
+) -> RunningProgram | None:
+    entrant = job.entrants[seat]
     named = values | {"nick": entrant.name, "name": entrant.name}
     try:
         return await program.start(named, logs, f"seat{seat}")

@@ -38,6 +38,8 @@ from scenarios.tournament.progress import Progress
 from scenarios.tournament.schedule import Format, ScheduledGame, fingerprint, rings, two_player
 
 CLAIM = "tournament.json"
+# What every standings file of a tournament run with --no-sandbox says.
+UNBOXED = "unsandboxed"
 
 
 class TournamentError(Exception):
@@ -110,12 +112,14 @@ def run(
     done = results.load(games_dir)
     pending = [game for game in schedule if game.number not in done]
     prefix = run_prefix(mark, tournament.out)
+    boxed = _probe(tournament)
     pool = pool or _pool(tournament)
     pool.sweep(prefix)
-    problems = pool.check(tournament.entrants)
+    problems = pool.check(tournament.entrants, tournament.settings.box)
     if problems:
         raise TournamentError(problems[0])
     progress = Progress(len(schedule), list(done.values()), stream=progress_stream)
+    progress.note(boxed)
     if done:
         progress.note(f"resuming: {len(done)} of {len(schedule)} games already played")
     unplayed = 0
@@ -164,6 +168,23 @@ def _check_bounded(tournament: Tournament) -> None:
             "a tournament needs a time limit (--move-time or --time-budget above 0): "
             "without one, a program that never answers holds its game for ever"
         )
+
+
+def _probe(tournament: Tournament) -> str:
+    """The one line on how the programs run: in which box, or unboxed."""
+    box = tournament.settings.box
+    if box is None:
+        return f"{UNBOXED}: every program runs as this user and sees the whole machine"
+    from scenarios.sandbox.box import SandboxError
+    from scenarios.sandbox.probe import probe
+
+    try:
+        return probe(box.uids[0][1])
+    except SandboxError as exc:
+        raise TournamentError(
+            f"cannot box the programs: {exc}; --no-sandbox runs them unboxed, only for "
+            "programs you trust (docs/tournament.md)"
+        ) from None
 
 
 def _pool(tournament: Tournament) -> Pool:
@@ -245,6 +266,16 @@ def write_standings(
         rows = results.csv_rows(table)
         as_json = results.as_json(table)
     described = {"game": tournament.game, "scheduled": scheduled, **as_json}
+    if tournament.settings.box is None:
+        said = (
+            f"{UNBOXED}: this contest ran with --no-sandbox; every program ran as the "
+            "runner's user and could see and change the whole machine, these results included"
+        )
+        markdown = f"**{said}**\n\n{markdown}"
+        rows = [[f"# {said}"], *rows]
+        described = {"sandbox": said, **described}
+    else:
+        described = {"sandbox": "every program ran in a box of its own", **described}
     _replace(out / "standings.md", markdown)
     text = io.StringIO()
     csv.writer(text).writerows(rows)

@@ -31,6 +31,7 @@ program did: a connection that closed because its program died is a crash
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ import trio
 from ring.match import Fault, Match
 from ring.record import GameKey, RecordHub
 from scenarios.programs import Program, ProgramError, RunningProgram
+from scenarios.sandbox import BoxNetwork, box_network
+from scenarios.tournament import boxes
 from scenarios.tournament.hosts import HOST, TwoPlayerHost
 from scenarios.tournament.jobs import GameJob
 from scenarios.tournament.results import GameResult
@@ -85,6 +88,7 @@ class TwoPlayerGame:
         self.changed = trio.Event()
         self.connected = [False, False]
         self.runs: list[RunningProgram | None] = [None, None]
+        self.programs: list[Program | None] = [None, None]
         self.faults: dict[int, str] = {}
         self.programs_ended: float | None = None  # when the last program had ended
         self._encoder = msgspec.json.Encoder()
@@ -126,18 +130,14 @@ class TwoPlayerGame:
 
     # -- the programs ----------------------------------------------------------------------
 
-    async def start(self, seat: int, port: int) -> None:
+    async def start(self, seat: int, port: int, network: BoxNetwork | None) -> None:
         entrant = self.job.entrants[seat]
         if entrant.level is not None:
             argv = tuple(self.host.builtin_command(entrant.level, self.job, seat))
         else:
             argv = entrant.command
-        program = Program(
-            argv,
-            cwd=Path(entrant.cwd) if entrant.cwd else None,
-            limits=self.job.settings.limits(),
-            tag_prefix=self.job.tag_prefix,
-        )
+        program = boxes.program(self.job, seat, argv, network)
+        self.programs[seat] = program
         values = {"host": HOST, "port": str(port), "address": f"{HOST}:{port}"}
         values["name"] = entrant.name
         if self.host.seat_values:
@@ -167,7 +167,7 @@ class TwoPlayerGame:
             return None
         running = self.runs[seat]
         assert running is not None
-        failed = running.exited and running.process.returncode != 0
+        failed = running.exited and running.status != 0
         if failed:
             return f"crashed ({running.describe_exit()}) before its game began"
         if not final:
@@ -184,7 +184,7 @@ class TwoPlayerGame:
         running = self.runs[seat]
         if fault is Fault.LEFT and running is not None:
             await running.wait(EXIT_AFTER_CLOSE)
-            if running.exited and running.process.returncode != 0:
+            if running.exited and running.status != 0:
                 return f"crashed ({running.describe_exit()})"
             if running.exited:
                 return f"left (it {running.describe_exit()} during its game)"
@@ -201,14 +201,34 @@ async def play(
     game = TwoPlayerGame(job, host, logs)
     began = time.monotonic()
     settings = job.settings
-    listeners = [(await trio.open_tcp_listeners(0, host=HOST))[0] for _ in range(2)]
+    async with contextlib.AsyncExitStack() as stack:
+        # Boxed, each seat has a network namespace of its own, holding only its listener.
+        networks: list[BoxNetwork | None] = [None, None]
+        if settings.box is not None:
+            networks = [await stack.enter_async_context(box_network()) for _ in range(2)]
+        result = await _served(game, networks, began)
+    result = msgspec.structs.replace(
+        result, played=round(played_span(game.runs, game.programs_ended), 6)
+    )
+    return result, _files(game)
+
+
+async def _served(
+    game: TwoPlayerGame, networks: list[BoxNetwork | None], began: float
+) -> GameResult:
+    """The game played with a door on each seat's port (in the seat's network, if boxed)."""
+    settings = game.job.settings
+    listeners = [
+        await network.listen(HOST) if network else (await trio.open_tcp_listeners(0, host=HOST))[0]
+        for network in networks
+    ]
     ports = [listener.socket.getsockname()[1] for listener in listeners]
     try:
         async with trio.open_nursery() as served:
             for seat, listener in enumerate(listeners):
                 served.start_soon(game.door, seat, listener, served)
             try:
-                result = await _play(game, ports, began)
+                result = await _play(game, ports, networks, began)
             finally:
                 with trio.CancelScope(shield=True):
                     await _stop_programs(game, settings.exit_within)
@@ -219,10 +239,7 @@ async def play(
         for listener in listeners:
             with contextlib.suppress(trio.ClosedResourceError):
                 await listener.aclose()
-    result = msgspec.structs.replace(
-        result, played=round(played_span(game.runs, game.programs_ended), 6)
-    )
-    return result, _files(game)
+    return result
 
 
 def played_span(runs: list[RunningProgram | None], ended: float | None) -> float:
@@ -233,11 +250,13 @@ def played_span(runs: list[RunningProgram | None], ended: float | None) -> float
     return max(0.0, ended - min(starts))
 
 
-async def _play(game: TwoPlayerGame, ports: list[int], began: float) -> GameResult:
+async def _play(
+    game: TwoPlayerGame, ports: list[int], networks: list[BoxNetwork | None], began: float
+) -> GameResult:
     job, settings = game.job, game.job.settings
     async with trio.open_nursery() as watchers:
         for seat in (0, 1):
-            await game.start(seat, ports[seat])
+            await game.start(seat, ports[seat], networks[seat])
             watchers.start_soon(game.watch_exit, seat)
         deadline = trio.current_time() + settings.connect_within
         # 1. joining
@@ -344,6 +363,7 @@ async def _stop_programs(game: TwoPlayerGame, exit_within: float) -> None:
 def _files(game: TwoPlayerGame) -> dict[str, bytes]:
     files = {"transcript.jsonl": b"".join(line + b"\n" for line in game.records)}
     files["server.log"] = "".join(line + "\n" for line in game.server_log).encode()
+    files["boxes.json"] = json.dumps(boxes.described(game.job, game.programs), indent=2).encode()
     return files | program_files(game.job, game.logs)
 
 

@@ -28,7 +28,7 @@ import trio
 from scenarios.programs import sweep
 from scenarios.tournament import ring_game, two_player
 from scenarios.tournament.hosts import HOSTS
-from scenarios.tournament.jobs import Entrant, GameJob, GameOutcome
+from scenarios.tournament.jobs import BoxSettings, Entrant, GameJob, GameOutcome
 
 # The run-token prefixes of the games this process is playing now.
 _playing: set[str] = set()
@@ -75,6 +75,20 @@ def _stop_now(signum: int, frame: object) -> None:
     for prefix in list(_playing):
         sweep(prefix)
     os._exit(128 + signum)
+
+
+def check_box(box: BoxSettings | None) -> list[str]:
+    """Why this machine cannot make the tournament's boxes (nothing if it can)."""
+    if box is None:
+        return []
+    from scenarios.sandbox.box import SandboxError
+    from scenarios.sandbox.probe import probe
+
+    try:
+        probe(box.uids[0][1])
+    except SandboxError as exc:
+        return [f"cannot box the programs: {exc}"]
+    return []
 
 
 def check_commands(entrants: Sequence[Entrant]) -> list[str]:

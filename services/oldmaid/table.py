@@ -144,6 +144,7 @@ async def serve_tables(
                     on_stop=server.shut_down,
                     stop_timeout=SHUTDOWN_NOTICE_TIMEOUT,
                     refuse=functools.partial(_refuse, config),
+                    listener=config.listener,
                 )
                 try:
                     async with listening as address:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import trio
+
 from ring.framing import DEFAULT_MAX_MESSAGE
 from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 from ring.oldmaid.cards import Card
@@ -59,6 +61,13 @@ class TableConfig:
     # A stacked deck, in draw order, for every game instead of the seed's shuffle
     # (``ring check oldmaid`` stages its situations with one; not a command option).
     deck: tuple[Card, ...] | None = None
+    # Where to listen instead of host:port: a tournament's, in its ring's box network.
+    listener: trio.SocketListener | None = field(default=None, compare=False)
+    # Asked before a join is taken: why this connection may not join as this nick (the
+    # error reply), or None. A sandboxed tournament knows each entrant's connections.
+    admit: Callable[[trio.SocketStream, str], str | None] | None = field(
+        default=None, compare=False
+    )
     # Told each nick that joins, as it joins (a tournament knows who came).
     on_join: Callable[[str], object] | None = field(default=None, compare=False)
     # Told how each game ended, as it ends (``ring serve`` prints it).

@@ -276,6 +276,10 @@ class TableServer:
     async def _join(self, client: Client, request: Join) -> Reply | None:
         if client.nick is not None:
             return error(f"this connection has already joined as {client.nick}")
+        if self.config.admit is not None:
+            refused = self.config.admit(client.conn.stream, request.nick)  # type: ignore[arg-type]
+            if refused is not None:
+                return error(refused)
         address = self._join_address(client, request)
         if isinstance(address, str):
             return error(address)
