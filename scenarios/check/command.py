@@ -44,6 +44,9 @@ def _options(check: argparse.ArgumentParser) -> None:
                        "listen on (default: the game server's own)")  # fmt: skip
     check.add_argument("--keep", type=Path, metavar="DIR", help="keep each case's program "
                        "output in DIR (default: a temporary folder, removed)")  # fmt: skip
+    check.add_argument("--sandbox", action="store_true", help="run the program in the box "
+                       "ring tournament runs it in (a uid of its own; this folder read-only; "
+                       "needs root and bubblewrap; docs/check.md)")  # fmt: skip
 
 
 def _add_arguments(check: argparse.ArgumentParser) -> None:
@@ -115,6 +118,15 @@ def _run(args: argparse.Namespace) -> int:
         except ProgramError as exc:
             print(f"ring check: {exc}", file=sys.stderr)
             return 2
+        if args.sandbox:
+            from scenarios.check.boxed import boxed
+
+            try:
+                program, line = boxed(program, args.keep)
+            except ProgramError as exc:
+                print(f"ring check: {exc}", file=sys.stderr)
+                return 2
+            print(line, flush=True)
 
     def show(result) -> None:  # type: ignore[no-untyped-def]
         print(report.case_line(result), flush=True)

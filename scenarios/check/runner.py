@@ -28,6 +28,7 @@ from pathlib import Path
 import trio
 
 from scenarios.check import exits, obligations
+from scenarios.check.boxed import boxed_for
 from scenarios.check.context import HOST, Case, CaseContext
 from scenarios.check.manual import ManualProgram
 from scenarios.check.obligations import Rule
@@ -55,7 +56,20 @@ async def run_case(
     began = time.monotonic()
     # A case that starts its own servers (Old Maid's table) takes the fixed port itself.
     manual = isinstance(program, ManualProgram) and not case.starts_itself
-    listener = (await trio.open_tcp_listeners(program.port if manual else 0, host=HOST))[0]
+    network = None
+    if isinstance(program, Program) and program.box is not None:
+        # Boxed: a network of the case's own, holding only its listener; an Old Maid
+        # case's program is dialled by our peers, so it keeps the machine's.
+        program, network = await boxed_for(program, case.starts_itself)
+    if network is not None:
+        try:
+            listener = await network.listen(HOST)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await network.aclose()
+            raise
+    else:
+        listener = (await trio.open_tcp_listeners(program.port if manual else 0, host=HOST))[0]
     context = CaseContext(case, program, logs, listener)
     released = trio.Event()
     if place is None:
@@ -76,6 +90,8 @@ async def run_case(
             await listener.aclose()
             if context.running is not None:
                 await context.running.stop()
+            if network is not None:
+                await network.aclose()
             if not released.is_set() and place is not None:
                 place.release()
     if verdict in (Verdict.PASS, Verdict.FAIL) and isinstance(context.running, RunningProgram):

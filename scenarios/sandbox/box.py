@@ -71,7 +71,9 @@ class Box:
     """One program's box. ``folders``: its own, bound read-only at the same paths;
     ``workdir``: where it starts (it need not be writable); ``hidden``: paths
     that must not be seen even where a bound folder holds them; ``netns``: the
-    network namespace to run in (a path under /proc), None for the runner's."""
+    network namespace to run in (a path under /proc), None for an empty one of
+    its own, unless ``machine_network``: then the machine's (``ring check``'s
+    Old Maid cases, whose peers dial the program)."""
 
     uid: int
     folders: tuple[Path, ...] = ()
@@ -79,6 +81,7 @@ class Box:
     hidden: tuple[Path, ...] = ()
     scratch_bytes: int = 256 * 1024 * 1024
     netns: str | None = None
+    machine_network: bool = False
     extra_system: tuple[Path, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
@@ -95,7 +98,7 @@ class Box:
             # Only setpriv uses these, to become the box's uid; it drops them all.
             "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
         ]  # fmt: skip
-        if self.netns is None:
+        if self.netns is None and not self.machine_network:
             args.append("--unshare-net")
         # The scratch first: a folder of the program's may well lie under /tmp too.
         scratch = str(self.scratch_bytes)
@@ -103,7 +106,7 @@ class Box:
         args += ["--size", scratch, "--perms", "1777", "--tmpfs", SCRATCH]
         args += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm"]
         shown = [*self.system_folders(), *self.folders]
-        bound = [Path(SCRATCH), Path("/proc"), Path("/dev")]  # each with what it holds
+        bound: list[Path] = []  # folders bound whole: what lies in them is there
         made: set[Path] = set()  # empty folders made to hold a bound one
         for path in shown:
             if path.is_symlink() and str(path) in SYSTEM_FOLDERS:
@@ -168,7 +171,11 @@ class Box:
             "uid": self.uid,
             "folders": [str(path) for path in self.folders],
             "scratch_mb": self.scratch_bytes // (1024 * 1024),
-            "network": "the box's own" if self.netns is None else "its game's own namespace",
+            "network": (
+                "the machine's" if self.machine_network
+                else "its own, empty" if self.netns is None
+                else "its game's own namespace"
+            ),
         }
 
 

@@ -17,12 +17,16 @@ import trio
 from scenarios.check import fishnet, notipping, reversi
 from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.check.boxed import LIMITS, UID_FLOOR
 from scenarios.programs import Program
+from scenarios.sandbox import Box
+from tests.scenarios.sandbox_support import box_available
 
 pytestmark = pytest.mark.scenario
 
 CLIENTS = Path(__file__).parent / "clients"
 GAMES = {"fishnet": fishnet, "notipping": notipping, "reversi": reversi}
+UID = UID_FLOOR + 4242
 # Short, so that a program that misses a message fails fast; a JVM starts well within it.
 MOVE_LIMIT = 2.0
 
@@ -107,5 +111,32 @@ def test_the_suite_judges_a_program_written_from_the_handout(name: str, tmp_path
     reasons = {r.case_id: r.reason for r in results if r.verdict is not Verdict.PASS}
     assert expected.fails <= set(failed), reasons
     assert set(failed.values()) <= {expected.rule}, reasons  # no FAIL but for its bug
+    assert set(verdicts(results, Verdict.WARN)) == expected.warns, reasons
+    assert not verdicts(results, Verdict.ERROR), reasons
+
+
+# One of each language, correct and buggy, in the box a tournament runs them in.
+BOXED = ("ReversiReadLine.java", "notipping_fixedbuf.c", "fishnet_client.js",
+         "bug_pass_crash.java", "bug_invalid_close.c", "bug_draw_crash.py")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BOXED)
+def test_a_program_in_the_box_is_judged_as_outside_it(name: str, tmp_path: Path) -> None:
+    """``ring check --sandbox``: the same verdicts as unboxed, so a box costs no correct
+    program its grade (a JVM, Node.js and a C binary run in it as they do outside)."""
+    if not box_available():
+        pytest.fail("no box on this machine (needs root and bubblewrap: .ci/run installs it)")
+    entry, expected = PROGRAMS[name], EXPECTED[name]
+    build = tmp_path / "build"
+    build.mkdir()
+    argv = built(entry, build)
+    box = Box(uid=UID, folders=(CLIENTS, build), workdir=CLIENTS, hidden=(tmp_path / "logs",))
+    program = Program(argv, cwd=CLIENTS, limits=LIMITS, box=box)
+    cases = GAMES[entry["game"]].cases(MOVE_LIMIT)
+    results = trio.run(lambda: run_cases(cases, program, tmp_path / "logs", jobs=4))
+    failed = verdicts(results, Verdict.FAIL)
+    reasons = {r.case_id: r.reason for r in results if r.verdict is not Verdict.PASS}
+    assert expected.fails <= set(failed), reasons
+    assert set(failed.values()) <= {expected.rule}, reasons
     assert set(verdicts(results, Verdict.WARN)) == expected.warns, reasons
     assert not verdicts(results, Verdict.ERROR), reasons
