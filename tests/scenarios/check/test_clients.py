@@ -15,9 +15,9 @@ import pytest
 import trio
 
 from scenarios.check import fishnet, notipping, reversi
+from scenarios.check.boxed import LIMITS, UID_FLOOR
 from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
-from scenarios.check.boxed import LIMITS, UID_FLOOR
 from scenarios.programs import Program
 from scenarios.sandbox import Box
 from tests.scenarios.sandbox_support import box_available
