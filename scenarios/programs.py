@@ -38,13 +38,13 @@ import secrets
 import shlex
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
-from scenarios.sandbox import Box, box_processes, exit_status
+from scenarios.sandbox import Box, BoxGroup, box_processes, cgroups, exit_status
 
 # After SIGTERM a program gets this long to exit before the group is SIGKILLed.
 STOP_GRACE = 1.0
@@ -164,37 +164,56 @@ class Program:
         argv = substitute(self.argv, values)
         tag = self.tag_prefix + secrets.token_hex(8)
         env = environment(values) | {RUN_TAG: tag}
-        cwd, run = self.cwd, argv
+        cwd, run, group = self.cwd, argv, None
         setup = self.limits.apply if self.limits is not None else None
         if self.box is not None:
             box = self.box
-            env = box.environment({key: env[key] for key in env if key.startswith("CARDRING_")})
+            given = {PLACEHOLDERS[key]: value for key, value in values.items()}
+            env = box.environment(given | {RUN_TAG: tag})
             cwd, run = None, box.command(argv)
-            setup = box.preparer(self.limits.apply if self.limits is not None else None)
+            group = box.group(self.tag_prefix)
+            setup = box.preparer(self.limits.apply if self.limits is not None else None, group)
         logs.mkdir(parents=True, exist_ok=True)
         stdout_path = logs / f"{label}.stdout"
         stderr_path = logs / f"{label}.stderr"
-        with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-            try:
-                process = await trio.lowlevel.open_process(
-                    run,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    cwd=cwd,
-                    env=env,
-                    start_new_session=True,  # its own process group, killed whole
-                    preexec_fn=setup,
-                )
-            except FileNotFoundError:
-                raise ProgramError(f"cannot run {argv[0]!r}: no such program") from None
-            except PermissionError:
-                raise ProgramError(f"cannot run {argv[0]!r}: it is not executable") from None
-            except OSError as exc:
-                raise ProgramError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+        try:
+            process = await _open(run, stdout_path, stderr_path, cwd, env, setup)
+        except BaseException:
+            if group is not None:
+                group.remove_now()  # nothing ever ran in it
+            raise
         return RunningProgram(
-            argv, process, stdout_path, stderr_path, trio.current_time(), tag, self.box
+            argv, process, stdout_path, stderr_path, trio.current_time(), tag, self.box, group
         )
+
+
+async def _open(
+    argv: list[str],
+    stdout_path: Path,
+    stderr_path: Path,
+    cwd: Path | None,
+    env: dict[str, str],
+    setup: Callable[[], None] | None,
+) -> trio.Process:
+    """The process, its output going to the two files; ``ProgramError`` if it cannot run."""
+    with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+        try:
+            return await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,  # its own process group, killed whole
+                preexec_fn=setup,
+            )
+        except FileNotFoundError:
+            raise ProgramError(f"cannot run {argv[0]!r}: no such program") from None
+        except PermissionError:
+            raise ProgramError(f"cannot run {argv[0]!r}: it is not executable") from None
+        except OSError as exc:
+            raise ProgramError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
 
 
 @dataclass
@@ -208,6 +227,7 @@ class RunningProgram:
     started: float
     tag: str = ""  # its RUN_TAG token
     box: Box | None = None
+    group: BoxGroup | None = None  # its box's control group, removed when it is stopped
     killed: bool = False  # stop found it still running
     strays: int = 0  # processes it started outside its group that stop had to kill
     returncode: int | None = field(default=None)
@@ -247,6 +267,8 @@ class RunningProgram:
         with trio.move_on_after(REAP_TIMEOUT):
             await self.process.wait()
         self.returncode = self.status
+        if self.group is not None:
+            await self.group.remove()
         self.strays += _kill_tagged(self.tag)
 
     def cpu_seconds(self) -> float:
@@ -295,8 +317,11 @@ class RunningProgram:
 
 def sweep(prefix: str) -> int:
     """SIGKILL every process whose run token begins with ``prefix`` (every program a
-    tournament started, wherever they went); how many."""
-    return _kill_tagged(prefix, whole=False)
+    tournament started, wherever they went), and remove the boxes' control groups a
+    killed run of it left; how many processes."""
+    killed = _kill_tagged(prefix, whole=False)
+    cgroups.sweep(prefix)
+    return killed
 
 
 def _kill_tagged(tag: str, passes: int = 3, *, whole: bool = True) -> int:

@@ -16,7 +16,7 @@ import secrets
 from pathlib import Path
 
 from scenarios.programs import Limits, Program, ProgramError
-from scenarios.sandbox import Box, BoxNetwork, SandboxError
+from scenarios.sandbox import Box, BoxNetwork, Quota, SandboxError
 
 # A uid far above any login's, and not a tournament's (those start at 200,000,000).
 UID_FLOOR = 1_500_000_000
@@ -41,6 +41,7 @@ def boxed(program: Program, keep: Path | None) -> tuple[Program, str]:
         folders=(here,),
         workdir=here,
         hidden=() if keep is None else (keep.resolve(),),
+        quota=Quota(cores=1.0, memory_bytes=LIMITS.memory_bytes, processes=LIMITS.processes),
     )
     return dataclasses.replace(program, cwd=here, limits=LIMITS, box=box), line
 

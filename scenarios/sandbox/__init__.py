@@ -7,12 +7,15 @@ one line. ``scenarios.programs.Program`` runs a program in its ``box``.
 """
 
 from scenarios.sandbox.box import Box, SandboxError, box_processes, exit_status
+from scenarios.sandbox.cgroups import BoxGroup, Quota
 from scenarios.sandbox.network import BoxNetwork, NetworkError, box_network
 
 __all__ = [
     "Box",
+    "BoxGroup",
     "BoxNetwork",
     "NetworkError",
+    "Quota",
     "SandboxError",
     "box_network",
     "box_processes",

@@ -41,6 +41,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scenarios.sandbox import cgroups
+from scenarios.sandbox.cgroups import BoxGroup, Quota
+
 # The system's folders every box shows, read-only, where they exist; a
 # symbolic link (``/bin`` -> ``usr/bin`` on a merged-/usr system) stays a link.
 SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -82,6 +85,8 @@ class Box:
     scratch_bytes: int = 256 * 1024 * 1024
     netns: str | None = None
     machine_network: bool = False
+    # What the whole box may take (a control group), where the machine has cgroups.
+    quota: Quota | None = None
     extra_system: tuple[Path, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
@@ -152,13 +157,26 @@ class Box:
         env.update(values)
         return env
 
-    def preparer(self, limits: Callable[[], None] | None) -> Callable[[], None]:
-        """What the child runs before ``bwrap``: the limits, then into the box's network."""
+    def group(self, owner: str = "") -> BoxGroup | None:
+        """A control group for one run of this box, where it has a quota and the machine
+        has cgroups (``cgroups.available``); None otherwise (its rlimits bound it).
+        ``owner``: who sweeps it if its runner is killed (``cgroups.sweep``)."""
+        if self.quota is None or cgroups.available() is not None:
+            return None
+        return BoxGroup(self.quota, owner)
+
+    def preparer(
+        self, limits: Callable[[], None] | None, group: BoxGroup | None = None
+    ) -> Callable[[], None]:
+        """What the child runs before ``bwrap``: the limits, into its control group,
+        then into the box's network."""
         netns = self.netns
 
         def prepare() -> None:
             if limits is not None:
                 limits()
+            if group is not None:
+                group.enter()
             if netns is not None:
                 _enter_network(netns)
 
@@ -166,6 +184,7 @@ class Box:
 
     def shown(self) -> dict[str, object]:
         """What the evidence says of this box."""
+        quota = self.quota if self.quota is not None and cgroups.available() is None else None
         return {
             "tool": "bubblewrap",
             "uid": self.uid,
@@ -176,6 +195,11 @@ class Box:
                 else "its own, empty" if self.netns is None
                 else "its game's own namespace"
             ),
+            "cgroup": None if quota is None else {
+                "cores": quota.cores,
+                "memory_mb": None if quota.memory_bytes is None else quota.memory_bytes >> 20,
+                "processes": quota.processes,
+            },
         }
 
 

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 
+from scenarios.sandbox import cgroups
 from scenarios.sandbox.box import Box, SandboxError, tool
 
 PROBE_TIMEOUT = 10.0
@@ -84,8 +85,14 @@ def probe(uid: int) -> str:
         wrong.append("it reached the machine's loopback")
     if wrong:
         raise SandboxError("the box does not hold: " + "; ".join(wrong))
+    grouped = cgroups.available()
+    bounded = (
+        "a control group bounding its cores, memory and processes together"
+        if grouped is None
+        else f"no control group ({grouped}): its limits are each process's"
+    )
     return (
         f"sandbox: {version or 'bubblewrap'}; each program in a box of its own "
         "(a uid per entrant, its own processes and network, system folders and its own "
-        "folder read-only, a private /tmp)"
+        f"folder read-only, a private /tmp; {bounded})"
     )

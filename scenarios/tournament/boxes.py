@@ -19,7 +19,7 @@ import msgspec
 import trio
 
 from scenarios.programs import Program
-from scenarios.sandbox import Box, BoxNetwork
+from scenarios.sandbox import Box, BoxNetwork, Quota
 from scenarios.tournament.jobs import BoxSettings, Entrant, GameJob, Settings
 
 MIB = 1024 * 1024
@@ -42,6 +42,11 @@ def program(
             hidden=tuple(Path(p) for p in settings.box.hidden if Path(p) not in own),
             scratch_bytes=settings.box.scratch_mb * MIB,
             netns=None if network is None else network.path,
+            quota=Quota(
+                cores=settings.box.cores,
+                memory_bytes=None if settings.memory_mb is None else settings.memory_mb * MIB,
+                processes=settings.box.processes,
+            ),
         )
     return Program(
         tuple(argv), cwd=cwd, limits=settings.limits(), tag_prefix=job.tag_prefix, box=box
@@ -94,7 +99,12 @@ MOST_ENTRANTS = 1000
 
 
 def box_settings(
-    settings: Settings, entrants: Sequence[Entrant], out: Path, scratch_mb: int, processes: int
+    settings: Settings,
+    entrants: Sequence[Entrant],
+    out: Path,
+    scratch_mb: int,
+    processes: int,
+    cores: float,
 ) -> Settings:
     """``settings`` with every entrant boxed: a uid each, the results and every entrant's
     folder hidden from all the others."""
@@ -108,5 +118,6 @@ def box_settings(
         hidden=tuple(sorted(hidden)),
         scratch_mb=scratch_mb,
         processes=processes,
+        cores=cores,
     )
     return msgspec.structs.replace(settings, box=box)

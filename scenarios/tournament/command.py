@@ -171,6 +171,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="processes and threads of one entrant at once (default 256)",
     )
+    box.add_argument(
+        "--cpus",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="the machine's cores one program may use, all its processes together "
+        "(default 1; needs cgroups, else unbounded: the first line says which)",
+    )
 
 
 def entrants_of(
@@ -271,7 +279,9 @@ def _run(args: argparse.Namespace) -> int:
         from scenarios.tournament.boxes import box_settings
 
         try:
-            settings = box_settings(settings, entrants, args.out, args.scratch, args.processes)
+            settings = box_settings(
+                settings, entrants, args.out, args.scratch, args.processes, args.cpus
+            )
         except ValueError as exc:
             print(f"ring tournament: {exc}", file=sys.stderr)
             return 2

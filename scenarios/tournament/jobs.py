@@ -44,7 +44,8 @@ class BoxSettings(msgspec.Struct, frozen=True):
     uids: tuple[tuple[str, int], ...]  # each entrant's own uid, by name
     hidden: tuple[str, ...] = ()  # the results folder and every entrant's folder
     scratch_mb: int = 256  # each program's private /tmp
-    processes: int = 256  # processes and threads of one entrant's uid
+    processes: int = 256  # processes and threads of one entrant's uid, and of one box
+    cores: float = 1.0  # the most of the machine's cores one box's processes use together
 
     def uid(self, name: str) -> int:
         return dict(self.uids)[name]
