@@ -13,7 +13,8 @@ Tipping solver against the other players and times it
 (``--part stall``) times the Old Maid table's status replies while smarx
 searches for always-pass FishNet clients (``scenarios.bench.stall_bench``); part
 seven (``--part tournament``) times ``ring tournament`` against the same games
-played bare (``scenarios.bench.tournament_bench``); part eight (``--part check``)
+played bare (``scenarios.bench.tournament_bench``) and what the box costs
+(``scenarios.bench.box_bench``); part eight (``--part check``)
 measures how strong ``ring check`` is by mutating our own clients' protocol code
 (``scenarios.bench.check_mutants``), then how long each game's suite takes
 (``scenarios.bench.check_times``).
@@ -44,6 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scenarios.bench import (
+    box_bench,
     capacity,
     check_mutants,
     check_times,
@@ -133,6 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.part == "all":
             print()
         status = max(status, tournament_bench.main([]))
+        print()
+        status = max(status, box_bench.main([]))
     if args.part in ("all", "check"):
         if args.part == "all":
             print()

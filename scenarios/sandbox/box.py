@@ -163,7 +163,7 @@ class Box:
         ``owner``: who sweeps it if its runner is killed (``cgroups.sweep``)."""
         if self.quota is None or cgroups.available() is not None:
             return None
-        return BoxGroup(self.quota, owner)
+        return BoxGroup.take(self.quota, owner)
 
     def preparer(
         self, limits: Callable[[], None] | None, group: BoxGroup | None = None
