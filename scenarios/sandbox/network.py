@@ -133,7 +133,14 @@ class BoxNetwork:
             self.agent.wait()
 
     async def aclose(self) -> None:
-        self.close()
+        """``close``, waiting for the keeper's exit without blocking the Trio run."""
+        self.control.close()
+        with trio.move_on_after(START_TIMEOUT):
+            while self.agent.poll() is None:
+                await trio.sleep(0.002)
+        if self.agent.poll() is None:
+            self.agent.kill()
+            self.agent.wait()
 
     async def _ask(self, request: str) -> socket.socket:
         with trio.fail_after(REQUEST_TIMEOUT):

@@ -192,3 +192,24 @@ def test_a_tournament_without_a_box_refuses_unless_told(tmp_path: Path) -> None:
     assert (out / "standings.md").read_text().startswith("**unsandboxed")
     assert (out / "standings.csv").read_text().startswith('"# unsandboxed')
     assert json.loads((out / "standings.json").read_text())["sandbox"].startswith("unsandboxed")
+
+
+def test_an_old_maid_program_cannot_join_as_another(tmp_path: Path) -> None:
+    """A ring's programs share one network (they dial each other), so a cheater can dial
+    the table as another entrant: the table takes a nick only from its entrant's uid.
+    (Unboxed, the same cheater takes the victim's seat, and the victim is blamed.)"""
+    if not box_available():
+        pytest.fail("no box on this machine (needs root and bubblewrap: .ci/run installs it)")
+    (tmp_path / "thief").mkdir()
+    shutil.copy(ATTACKERS / "nick_thief.py", tmp_path / "thief")
+    thief = f"thief@thief={sys.executable} nick_thief.py {{table}} {{nick}} --victim peer"
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "ring", "tournament", "oldmaid", "--ring-size", "4",
+               "--games", "1", "--builtin", "peer", "--builtin", "peer", "--builtin", "peer",
+               "--player", thief, "--out", str(out)]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    (ring,) = games(out).values()
+    assert ring["places"] is not None and not ring["faults"], ring["reason"]
+    said = attack_lines(out, "thief")
+    assert len(said) == 3 and all("is thief's program, not peer's" in line for line in said)
