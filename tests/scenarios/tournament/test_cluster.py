@@ -81,6 +81,9 @@ def test_a_cluster_plays_the_same_games_as_the_local_pool(tmp_path: Path, schedu
     assert decided(tmp_path / "there") == decided(tmp_path / "here")
     # what the games said on the workers came back with them
     assert (tmp_path / "there" / "games" / "00001" / "transcript.jsonl").stat().st_size > 0
+    # played in boxes on the workers (the command's default), with the same results
+    boxes = json.loads((tmp_path / "there" / "games" / "00001" / "boxes.json").read_text())
+    assert sorted(shown["box"]["tool"] for shown in boxes.values()) == ["bubblewrap"] * 2
 
 
 def test_every_worker_checks_every_command_before_the_first_game(
