@@ -1,11 +1,11 @@
-"""``ring scenario`` declared for the ``ring`` command (``ring.registry.Command``)."""
+"""``ring scenario`` declared for the ``ring`` command (``ring.cli.registry.Command``)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ring import cliargs
-from ring.registry import Command
+from ring.cli import cliargs
+from ring.cli.registry import Command
 
 
 def _add_arguments(scenario: argparse.ArgumentParser) -> None:

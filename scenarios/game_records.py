@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ring.events import read_events
+from ring.games.events import read_events
 from ring.oldmaid.cards import Card, parse_card
 
 Record = dict[str, Any]

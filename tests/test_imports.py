@@ -9,7 +9,7 @@ that function runs. ``from package import name`` depends on the module
 Each package is checked on its own graph, and the whole project across
 packages. And ``ring``, the bottom layer, imports neither ``services`` nor
 ``scenarios`` at all: the command line finds them through their declarations
-(``ring.registry``); ``services`` does not import ``scenarios``; and the
+(``ring.cli.registry``); ``services`` does not import ``scenarios``; and the
 scenarios that run and verify games do not import the benches and stress
 drivers of ``scenarios.bench``, which are built on them.
 """
@@ -177,7 +177,7 @@ def test_the_graph_sees_module_level_and_function_level_imports() -> None:
     # Guards the other tests against passing because nothing was parsed.
     assert "ring.cli" in GRAPH["ring.__main__"]  # module level
     assert "scenarios.faults" in GRAPH["scenarios.runner"]  # inside run()
-    assert "ring.net" in GRAPH["services.fishnet.conversation"]  # across packages
+    assert "ring.wire.net" in GRAPH["services.fishnet.conversation"]  # across packages
 
 
 def test_cycles_are_found_and_named() -> None:
@@ -237,3 +237,31 @@ def test_the_scenarios_import_no_bench() -> None:
         if target == bench or target.startswith(f"{bench}.")
     )
     assert upward == [], "scenarios must not import scenarios.bench:\n" + "\n".join(upward)
+
+
+# The layers inside ``ring``, bottom first: each may import only its own and those below.
+RING_LAYERS = ("ring.wire", "ring.mdns", "ring.games", "ring.oldmaid", "ring.cli")
+
+
+def _ring_layer(module: str) -> int | None:
+    for number, layer in enumerate(RING_LAYERS):
+        if module == layer or module.startswith(f"{layer}."):
+            return number
+    return None
+
+
+def test_ring_is_in_layers_and_each_imports_only_downwards() -> None:
+    top = sorted(
+        name
+        for name in GRAPH
+        if name.startswith("ring.") and _ring_layer(name) is None and name != "ring.__main__"
+    )
+    assert top == [], "every module of ring belongs to a layer: " + ", ".join(top)
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if (layer := _ring_layer(module)) is not None
+        for target in targets
+        if (below := _ring_layer(target)) is not None and below > layer
+    )
+    assert upward == [], "ring's layers import only downwards:\n" + "\n".join(upward)

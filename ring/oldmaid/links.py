@@ -1,6 +1,6 @@
 """The Old Maid peer's connections to the other players, and the exchanges on them.
 
-- Right: the peer listens (``ring.net.serve``); whoever holds the turn to its
+- Right: the peer listens (``ring.wire.net.serve``); whoever holds the turn to its
   right dials in, or a seat further right when the players between are out.
   ``serve`` reads each such connection, answers what cannot be a turn (a bad
   message, a request from an address that is not a player) and hands every
@@ -29,8 +29,7 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
-from ring.events import EventLog
-from ring.net import dial, mark_established, reserved_port, serve
+from ring.games.events import EventLog
 from ring.oldmaid.messages import Offer, Reply, Status, YourTurn, error
 from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.picks import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
@@ -57,7 +56,8 @@ from ring.oldmaid.turns import (
     accusation,
     fault,
 )
-from ring.transport import Connection, plain_ip
+from ring.wire.net import dial, mark_established, reserved_port, serve
+from ring.wire.transport import Connection, plain_ip
 
 # Dialling a seat that refuses: the first retry after this long, each next
 # one after twice as long, up to DIAL_RETRY_MAX, until the peer timeout.
@@ -167,7 +167,7 @@ class Links(PickExchanges):
             while True:
                 # Until it has sent something valid, a connection may be a
                 # stray or part of a flood: it gets a short wait, and
-                # ring.net.serve may evict it to make room at the cap.
+                # ring.wire.net.serve may evict it to make room at the cap.
                 wait = (
                     config.idle_timeout
                     if established

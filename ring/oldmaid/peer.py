@@ -27,7 +27,7 @@ import time
 
 import trio
 
-from ring.events import EventLog
+from ring.games.events import EventLog
 from ring.oldmaid.hand import Hand
 from ring.oldmaid.links import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
 from ring.oldmaid.links import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
@@ -49,7 +49,7 @@ from ring.oldmaid.turns import (
 from ring.oldmaid.turns import fault as fault  # re-exported
 from ring.oldmaid.walk import Walk
 from ring.oldmaid.watch import StallWatch
-from ring.transport import Connection, plain_ip
+from ring.wire.transport import Connection, plain_ip
 
 
 class Turn(enum.Enum):
@@ -294,7 +294,7 @@ class Peer:
     # -- a turn handed to us -------------------------------------------------------
 
     async def _serve_right(self, stream: trio.SocketStream) -> None:
-        """Serve one connection dialled in to us (``ring.net.serve`` runs one per connection)."""
+        """Serve one connection dialled in to us (``ring.wire.net.serve`` runs one a connection)."""
         await self.links.serve(stream, self._take_request)
 
     async def _take_request(

@@ -16,14 +16,14 @@ from typing import Protocol
 
 import trio
 
-from ring.events import EventLog
+from ring.games.events import EventLog
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Offer, Pick, Reply, error
 from ring.oldmaid.protocol import Answered, Closed, Invalid
 from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import MAX_BAD_PICKS, Turns, accusation, fault, wire
-from ring.transport import Connection
+from ring.wire.transport import Connection
 
 # The pause between ok and pick for an offerer that reads one message a recv
 # grows with how slowly such offerers answer our picks (a loaded machine

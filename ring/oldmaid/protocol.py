@@ -2,7 +2,7 @@
 
 Bytes go in with ``receive_data``; events come out of ``next_event``.
 Messages go in with ``send``; bytes come out, to be written in one write.
-No sockets, no clock: the Trio layer (``ring.transport``) drives it, and the
+No sockets, no clock: the Trio layer (``ring.wire.transport``) drives it, and the
 tests drive two of them against each other.
 
 Every connection is a strict request/reply exchange (WIRE.md): a side never
@@ -32,7 +32,6 @@ import enum
 from collections import deque
 from dataclasses import dataclass
 
-from ring.framing import DEFAULT_MAX_MESSAGE, Garbage, JsonObjectSplitter, MessageTooLarge
 from ring.oldmaid.messages import (
     Accuse,
     BadMessage,
@@ -55,7 +54,8 @@ from ring.oldmaid.messages import (
     decode,
     encode,
 )
-from ring.sansio import NEED_DATA, Closed, Invalid, NeedData
+from ring.wire.framing import DEFAULT_MAX_MESSAGE, Garbage, JsonObjectSplitter, MessageTooLarge
+from ring.wire.sansio import NEED_DATA, Closed, Invalid, NeedData
 
 
 class Role(enum.Enum):
@@ -233,7 +233,7 @@ class Link:
     @property
     def pending(self) -> bool:
         """Whether the next event may come without a read: bytes are buffered, or the
-        other side has closed (``ring.transport.Connection`` yields before such an event)."""
+        other side has closed (``ring.wire.transport.Connection`` yields before such an event)."""
         return self._eof or self._splitter.buffered > 0
 
     def receive_data(self, data: bytes) -> None:

@@ -33,7 +33,7 @@ from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Offer, Status, YourTurn, error
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
 from ring.oldmaid.turns import PeerError, Phase, Turns, accusation, wire
-from ring.transport import Connection
+from ring.wire.transport import Connection
 
 
 class Suspicion:

@@ -30,7 +30,7 @@ import trio
 
 from ring.oldmaid.messages import GameOver, Message, Reply
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
-from ring.transport import SEND_FAILED, Connection
+from ring.wire.transport import SEND_FAILED, Connection
 
 # How long a report may wait for other messages to go out with, and how many may wait
 # (see the module's text; the batch was chosen by make bench-ring, 8, 12 and 16 tried).

@@ -18,8 +18,7 @@ from typing import Any, NoReturn
 
 import trio
 
-from ring.events import EventLog
-from ring.net import dial
+from ring.games.events import EventLog
 from ring.oldmaid.messages import (
     Accuse,
     GameOver,
@@ -32,7 +31,8 @@ from ring.oldmaid.messages import (
 from ring.oldmaid.protocol import Link, RemoteProtocolError, Role
 from ring.oldmaid.table_client import TableClient, TableError
 from ring.oldmaid.turns import PeerError, Turns, fault, wire
-from ring.transport import Connection
+from ring.wire.net import dial
+from ring.wire.transport import Connection
 
 # Failures of one connection or wait; each becomes one line for the user. Not
 # LocalProtocolError: that is our own bug, and swallowing it once hid a stuck game.
@@ -91,7 +91,7 @@ class TableSide:
         None looks on every interface.
         """
         # Imported here: a peer given --server never loads zeroconf.
-        from ring.discovery import DiscoveryError, find_table, interfaces_for
+        from ring.mdns.discovery import DiscoveryError, find_table, interfaces_for
 
         try:
             found = await find_table(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from ring.events import EventLog
+from ring.games.events import EventLog
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.messages import Offer, Reply, YourTurn
 from ring.oldmaid.suspicion import Suspicion

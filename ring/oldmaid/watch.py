@@ -13,7 +13,7 @@ import math
 
 import trio
 
-from ring.events import EventLog
+from ring.games.events import EventLog
 from ring.oldmaid.messages import LeftWithTurn, Status
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
 from ring.oldmaid.turns import Turns

@@ -44,11 +44,11 @@ from typing import Any
 
 import trio
 
-from ring import cliargs
+from ring.cli import cliargs
+from ring.cli.serve import calm_garbage_collector
 from ring.oldmaid.messages import Join
 from ring.oldmaid.peer import Peer, PeerConfig
 from ring.oldmaid.table_client import TableClient
-from ring.serve import calm_garbage_collector
 from scenarios.bench.hostile_load import KINDS as HOSTILE_KINDS
 from scenarios.bench.hostile_load import hostile
 from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply, probe_lag

@@ -58,7 +58,7 @@ JOBS = 4  # cases at once, as ring check
 SEEDS = 3  # seeded games a survivor plays
 # Reversi's and No Tipping's client loop.
 _SHARED_LOOP = (
-    "ring/client.py",
+    "ring/wire/client.py",
     ("Conversation.send", "Conversation.next_event", "Conversation.while_thinking"),
 )
 

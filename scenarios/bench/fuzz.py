@@ -39,11 +39,11 @@ from pathlib import Path
 
 import trio
 
-from ring.cli import build_parser
-from ring.client import ClientError
+from ring.cli.app import build_parser
+from ring.cli.registry import declared_services
+from ring.cli.serve import chosen_services, serve_all, settings_for
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
-from ring.registry import declared_services
-from ring.serve import chosen_services, serve_all, settings_for
+from ring.wire.client import ClientError
 from scenarios.bench.attacks import IDLE_TIMEOUT, Attack, AttackResult, run_attack
 from services.fishnet import conversation as fishnet_conversation
 from services.fishnet.client import BotAgent as FishNetAgent

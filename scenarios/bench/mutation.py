@@ -11,7 +11,7 @@ the original file, and one line saying what changed (``x < y → x <= y``).
 Why our own, rather than mutmut or cosmic-ray: both mutate the working tree in
 place (or put a trampoline in it) and then run a test command. Here the test is
 ``ring check``, and the checker process imports the very modules under mutation
-(the server side of ``services/reversi/protocol.py``, ``ring.transport``, the
+(the server side of ``services/reversi/protocol.py``, ``ring.wire.transport``, the
 Old Maid table and our own peers): a mutant in the shared tree would change the
 judge along with the judged. A mutant must live only in the process of the
 program under test, so each is written whole into a copy of the packages

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import trio
 
-from ring.record import read_game
+from ring.games.record import read_game
 from scenarios.bench.fishnet_ladder import wilson
 from scenarios.bench.service_pool import ServicePool
 from services.notipping.bots import make_player

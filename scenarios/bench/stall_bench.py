@@ -34,7 +34,7 @@ from pathlib import Path
 
 import trio
 
-from ring.net import dial
+from ring.wire.net import dial
 from scenarios.bench.pingpong import percentile
 from scenarios.processes import ChildProcess, ring_command
 from services.fishnet.conversation import ClientError, play_one_game

@@ -1,4 +1,4 @@
-"""``ring check GAME -- COMMAND ...`` declared for the ``ring`` command (``ring.registry``)."""
+"""``ring check GAME -- COMMAND ...`` declared for the ``ring`` command (``ring.cli.registry``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ring import cliargs
-from ring.registry import Command
+from ring.cli import cliargs
+from ring.cli.registry import Command
 
 # Each game's cases, imported only when that game is checked.
 GAMES: dict[str, str] = {

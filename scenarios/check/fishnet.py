@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import trio
 
-from ring.sansio import Closed, Invalid
+from ring.wire.sansio import Closed, Invalid
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.wire import Outbox, Wire, read_event

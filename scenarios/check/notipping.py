@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import trio
 
-from ring.sansio import Closed
+from ring.wire.sansio import Closed
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.verdicts import CaseFailed

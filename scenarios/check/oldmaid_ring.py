@@ -27,9 +27,9 @@ from typing import Any
 
 import trio
 
+from ring.games.record import GameKey, RecordHub
 from ring.oldmaid.cards import Card
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
-from ring.record import GameKey, RecordHub
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, CaseContext
 from scenarios.check.obligations import Rule

@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from ring.record import GameKey
+from ring.games.record import GameKey
 from scenarios.check import obligations as rules
 from scenarios.check.obligations import Rule
 

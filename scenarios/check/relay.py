@@ -15,7 +15,7 @@ import functools
 
 import trio
 
-from ring.net import dial
+from ring.wire.net import dial
 from scenarios.check.wire import SPLIT_PAUSE
 
 RELAY_DIAL_TIMEOUT = 5.0

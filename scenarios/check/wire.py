@@ -14,7 +14,7 @@ from typing import Protocol
 
 import trio
 
-from ring.sansio import NEED_DATA
+from ring.wire.sansio import NEED_DATA
 from scenarios.check.obligations import Rule
 from scenarios.check.verdicts import Judge
 

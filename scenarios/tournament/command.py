@@ -9,8 +9,8 @@ import signal
 import sys
 from pathlib import Path
 
-from ring import cliargs
-from ring.registry import Command
+from ring.cli import cliargs
+from ring.cli.registry import Command
 
 GAMES = ("fishnet", "notipping", "oldmaid", "reversi")
 

@@ -3,7 +3,7 @@
 A tournament game is served by the game's own server code (``ReversiServer``,
 ``NoTippingServer``: the same lobby, protocol, clocks and rules as ``ring
 serve``), one server per game, configured from the tournament's settings;
-the runner seats the players itself (``ring.lobby.Lobby.handle``'s
+the runner seats the players itself (``ring.games.lobby.Lobby.handle``'s
 ``seat``). A built-in entrant is ``ring bot GAME`` as a program, started like
 any other, seeded from the game's seed and searching to a fixed depth, so a
 game between built-in players plays the same on any machine.
@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ring.client_args import Names
-from ring.record import RecordHub
-from ring.seeds import keyed_seed
+from ring.cli.client_args import Names
+from ring.games.record import RecordHub
+from ring.games.seeds import keyed_seed
 from scenarios.tournament.jobs import GameJob, Settings
 
 HOST = "127.0.0.1"

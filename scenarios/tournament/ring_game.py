@@ -28,9 +28,9 @@ from typing import Any
 import msgspec
 import trio
 
-from ring.client_args import Names
-from ring.record import GameKey, RecordHub
-from ring.seeds import keyed_seed
+from ring.cli.client_args import Names
+from ring.games.record import GameKey, RecordHub
+from ring.games.seeds import keyed_seed
 from scenarios.programs import Program, ProgramError, RunningProgram
 from scenarios.sandbox import BoxNetwork, box_network
 from scenarios.tournament import boxes

@@ -18,7 +18,7 @@ same folder.
   ties), and seats them in an order drawn from the seed.
 
 Each game's seed is a keyed hash of the tournament's seed and the game's
-number (``ring.seeds.keyed_seed``): the server and the built-in players of
+number (``ring.games.seeds.keyed_seed``): the server and the built-in players of
 that game are seeded with it, so a game replays alone.
 """
 
@@ -31,7 +31,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ring.seeds import keyed_seed
+from ring.games.seeds import keyed_seed
 
 MAX_RING = 8  # an Old Maid table seats 2 to 8 players
 

@@ -23,7 +23,7 @@ The game goes in three steps, each with its deadline:
    group and every process carrying its run token is killed.
 
 The verdict is the server's: the match's winner, and for a forfeit the
-match's own finding (``ring.match.Fault``), made specific here from what the
+match's own finding (``ring.games.match.Fault``), made specific here from what the
 program did: a connection that closed because its program died is a crash
 ("crashed (exited with status 1)"), not a leave.
 """
@@ -39,8 +39,8 @@ from typing import Any
 import msgspec
 import trio
 
-from ring.match import Fault, Match
-from ring.record import GameKey, RecordHub
+from ring.games.match import Fault, Match
+from ring.games.record import GameKey, RecordHub
 from scenarios.programs import Program, ProgramError, RunningProgram
 from scenarios.sandbox import BoxNetwork, box_network
 from scenarios.tournament import boxes

@@ -1,11 +1,11 @@
 """A built-in player in a seat of a server game, and where its long searches run.
 
-A ``BotSeat`` sits in a ``ring.match`` seat (a ``ring.seat.Occupant``). It
+A ``BotSeat`` sits in a ``ring.games.match`` seat (a ``ring.games.seat.Occupant``). It
 hears exactly the lines a client in its seat would be told, but is never
 told ``yourturn``: the match asks it for its move instead (``event``, by
 ``decide``), off the clock (``clocked`` False), so that a long decision
 (smarx's endgame search) can run in a worker process (``Searches``, over
-``ring.workers``), never on the loop that serves every game of every
+``ring.games.workers``), never on the loop that serves every game of every
 service. A search that takes over its deadline, or whose worker fails, is
 given up, and the player decides by its quick rules (the transcript records
 ``search_failed``); a replay may differ from there on. Its lines, both ways,
@@ -20,8 +20,8 @@ from typing import Any
 
 import trio
 
-from ring.record import Held
-from ring.workers import WorkerError, Workers
+from ring.games.record import Held
+from ring.games.workers import WorkerError, Workers
 from services.fishnet.players import SEARCH_FAILED, Decision, Player
 from services.fishnet.protocol import Pass, Request, Role, YourTurn, encode, parse_line
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ring.net import DEFAULT_MAX_PER_ADDRESS
-from ring.record import RecordHub
+from ring.games.record import RecordHub
+from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 from services.fishnet.rules import FishNetGame
 
 DEFAULT_PORT = 1530
@@ -22,10 +22,10 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     seed: int | None = None  # None: a random secret, printed nowhere
-    keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.seeds)
+    keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.games.seeds)
     youmake: bool = False  # the later edition's "youmake r"
     transcript_dir: str | Path | None = None  # one JSON-lines file per game
-    # Every game's records (ring.record) go to this hub; None: the server makes
+    # Every game's records (ring.games.record) go to this hub; None: the server makes
     # its own. With transcript_dir, the server subscribes its files to it.
     hub: RecordHub | None = field(default=None, compare=False, repr=False)
     bot_moves: str = "random"  # against a built-in player: who moves first

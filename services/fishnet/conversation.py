@@ -18,9 +18,9 @@ from typing import Protocol
 
 import trio
 
-from ring.net import dial
-from ring.sansio import Closed
-from ring.transport import Connection
+from ring.wire.net import dial
+from ring.wire.sansio import Closed
+from ring.wire.transport import Connection
 from services.fishnet.protocol import (
     END_MESSAGES,
     Link,

@@ -1,7 +1,7 @@
 """Smarx's endgame search: the rest of a FishNet game, both hands known, searched exactly.
 
 Pure functions of plain values (tuples of counts), so that a server can run
-``endgame_values`` in a worker process (``ring.workers``) and a player in
+``endgame_values`` in a worker process (``ring.games.workers``) and a player in
 one process can call it directly, with the same result to the last bit.
 ``services.fishnet.players.Smarx`` asks it once the deck is down to two
 cards, over every way the cards it cannot see may lie.

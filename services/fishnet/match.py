@@ -1,18 +1,18 @@
 """One FishNet game on the server: its seats, the wait for an opponent, and its play on
-``ring.match``.
+``ring.games.match``.
 
 The server (``services.fishnet.server``) pairs the players by name and hands
 each game a ``Match``. Once both seats are filled, the game is a
-``ring.match.Match`` (the seat-two-players, turn-on-a-clock, verdict, record
+``ring.games.match.Match`` (the seat-two-players, turn-on-a-clock, verdict, record
 and farewell loop every two-player game shares) driven by ``FishNetRules``
 (``services.fishnet.turns``), over ``Referee``'s messages. A client's seat
 is its ``Client``, a built-in player's a ``BotSeat``: both are
-``ring.seat.Occupant``s.
+``ring.games.seat.Occupant``s.
 
 What stays FishNet's own, and why:
 
 - The wait for a named opponent. Players are paired by the names in their
-  ``play`` lines, not two by two as ``ring.lobby`` seats them, and the first
+  ``play`` lines, not two by two as ``ring.games.lobby`` seats them, and the first
   client's game exists (with its record) from its ``play``: a game that
   never starts still has a record (``GameTranscript``), and the server tells
   a waiting client ``error no_opponent_came`` or ``error server_shutting_down``.
@@ -22,7 +22,7 @@ What stays FishNet's own, and why:
   game's one inbox, in the order they came. A client's seat reads that inbox
   for its move (``Client.event``), so a ``quit`` or close from either client,
   read first, ends the game at once (a ``turns.Left`` event), whoever's turn
-  it is; while a built-in player decides, the inbox waits. ``ring.seat.Seat``
+  it is; while a built-in player decides, the inbox waits. ``ring.games.seat.Seat``
   reads its own connection only for the mover, which would change that order.
 - The shutdown: a game under way or waiting tells its clients ``error
   server_shutting_down``, then its record ends as it stands, with the books.
@@ -50,11 +50,11 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import trio
 
-from ring import match as ring_match
-from ring.flood import BadRun
-from ring.record import Held
-from ring.sansio import Closed
-from ring.transport import Connection
+from ring.games import match as ring_match
+from ring.games.record import Held
+from ring.wire.flood import BadRun
+from ring.wire.sansio import Closed
+from ring.wire.transport import Connection
 from services.fishnet.bot_seat import BotSeat, Searches
 from services.fishnet.players import make_player
 from services.fishnet.protocol import (
@@ -73,7 +73,7 @@ from services.fishnet.transcript import GameTranscript
 from services.fishnet.turns import FishNetRules, GameReport, Left
 
 if TYPE_CHECKING:
-    from ring.record import RecordHub
+    from ring.games.record import RecordHub
     from services.fishnet.config import ServerConfig
     from services.fishnet.rules import FishNetGame
 
@@ -89,7 +89,7 @@ class Server(Protocol):
     hub: RecordHub
     searches: Searches
     games_running: set[Match]
-    arena: ring_match.Arena  # its started games' ring.match.Match (hooks for a tournament)
+    arena: ring_match.Arena  # its started games' ring.games.match.Match (hooks for a tournament)
 
     def game_seed(self, keys: list[str]) -> str: ...
     def withdraw(self, match: Match) -> None: ...
@@ -113,13 +113,13 @@ class Client:
     name: str | None = None  # the team name, once "play" was accepted
     match: Match | None = None
     seat: int = 0
-    assigned: int | None = None  # the seat a tournament gave it (ring.lobby.Lobby.handle)
+    assigned: int | None = None  # the seat a tournament gave it (ring.games.lobby.Lobby.handle)
     early: Held = field(default_factory=Held)  # its records before it is in a match
     gone: bool = False  # closed, quit, or unable to take our writes: told nothing more
-    prelude: Held = field(default_factory=Held)  # for ring.match: its game's kept records
+    prelude: Held = field(default_factory=Held)  # for ring.games.match: its game's kept records
     # Where its records go once it is in a match: kept, then the game's record.
     log: Callable[..., None] = field(default=lambda **fields: None, repr=False)
-    # WIRE.md's flood rule (ring.flood): the errors it was sent in a row, the server's
+    # WIRE.md's flood rule (ring.wire.flood): the errors it was sent in a row, the server's
     # other lines (yourturn aside) starting the count again.
     bad_run: BadRun = field(default_factory=BadRun)
 
@@ -256,7 +256,7 @@ class Match:
                     # Told the end (youwin, youlose, tiegame) first, even while this
                     # waited for its turn to write, it may be told nothing more: its
                     # protocol refuses it. Raised from the goodbye, that refusal hung
-                    # issue 15's teardown (ring.net.serving).
+                    # issue 15's teardown (ring.wire.net.serving).
                     with contextlib.suppress(LocalProtocolError):
                         await self._tell(player, Error("server_shutting_down"))
         finally:

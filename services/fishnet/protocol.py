@@ -3,7 +3,7 @@
 Bytes go in with ``receive_data`` (``b""`` when the other side closed);
 events come out of ``next_event``. Messages go in with ``send``; the bytes of
 one line come out, to be written in one write. The Trio layer
-(``ring.transport.Connection``) drives a ``Link``; the tests pair a
+(``ring.wire.transport.Connection``) drives a ``Link``; the tests pair a
 ``Role.SERVER`` link with a ``Role.CLIENT`` link without sockets.
 
 Both ends track the same conversation: before ``play``, playing, and over
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import enum
 
-from ring.sansio import NEED_DATA, Closed, Invalid, NeedData
+from ring.wire.sansio import NEED_DATA, Closed, Invalid, NeedData
 from services.fishnet.messages import (
     _SENDS,
     END_MESSAGES,

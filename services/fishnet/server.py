@@ -2,14 +2,14 @@
 games at once.
 
 A thin Trio layer: each game is a ``Match`` (``services.fishnet.match``: the
-seats, the wait, its play on ``ring.match``), its built-in player a
+seats, the wait, its play on ``ring.games.match``), its built-in player a
 ``BotSeat`` (``services.fishnet.bot_seat``), its rules ``FishNetGame``, and
 each connection's conversation the sans-IO ``Link``. Each connection has a
 reader task here that answers bad lines itself (``error <reason>``, and
 ``yourturn`` again when the turn is the client's) and forwards good moves,
 quits and closes to its match's inbox. Listening, mDNS, transcripts and the
-stop are ``ring.lobby.serve``'s, as for every two-player server; the
-seating is not ``ring.lobby``'s, which pairs connections two by two in the
+stop are ``ring.games.lobby.serve``'s, as for every two-player server; the
+seating is not ``ring.games.lobby``'s, which pairs connections two by two in the
 order they come: FishNet pairs them by the names in their ``play``.
 
 Pairing: ``play <team> <opponent>`` with a built-in player's name (any case)
@@ -22,9 +22,9 @@ Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
   and sorted) and n, counting their earlier games on this server, so a
   server seed replays each game whatever else runs at the same time. A
   published seed gives ``<seed>:<name>:<name>:<n>``; a secret one (the
-  default; ``keyed``) a keyed hash of the same (``ring.seeds``), which
+  default; ``keyed``) a keyed hash of the same (``ring.games.seeds``), which
   nobody can compute without the secret. Either is in the game's record.
-- Every game's records (``ring.record``: ``start``, every line in and out,
+- Every game's records (``ring.games.record``: ``start``, every line in and out,
   ``end``) go to the hub in ``config.hub``, or to the server's own; with
   ``transcript_dir``, the server writes them, a file a game.
 - A line over 4 KiB gets ``error line_too_long`` and the connection closes.
@@ -44,13 +44,13 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ring.lobby import ServerError, serve
-from ring.match import REPORTS_KEPT, Arena
-from ring.net import Refusal, answer_once, mark_established
-from ring.record import RecordHub
-from ring.sansio import Closed, Invalid
-from ring.seeds import keyed_text, server_seed
-from ring.transport import Connection
+from ring.games.lobby import ServerError, serve
+from ring.games.match import REPORTS_KEPT, Arena
+from ring.games.record import RecordHub
+from ring.games.seeds import keyed_text, server_seed
+from ring.wire.net import Refusal, answer_once, mark_established
+from ring.wire.sansio import Closed, Invalid
+from ring.wire.transport import Connection
 from services.fishnet.bot_seat import Searches
 from services.fishnet.config import ServerConfig
 from services.fishnet.match import Client, GameReport, Match
@@ -70,7 +70,7 @@ from services.fishnet.protocol import (
 from services.fishnet.transcript import SERVICE
 
 if TYPE_CHECKING:
-    from ring.discovery import Advertiser
+    from ring.mdns.discovery import Advertiser
 
 # ServerConfig lives in services.fishnet.config; ring serve's declaration (and a
 # test that wraps it) take it from here, beside serve_fishnet.
@@ -81,20 +81,20 @@ __all__ = ["FishNetServer", "ServerConfig", "ServerError", "serve_fishnet"]
 
 
 class FishNetServer:
-    """A ``ring.lobby.Served`` server: ``ring.lobby.serve`` runs it."""
+    """A ``ring.games.lobby.Served`` server: ``ring.games.lobby.serve`` runs it."""
 
     service = SERVICE
 
     def __init__(self, config: ServerConfig, seed: int, *, keyed: bool = False) -> None:
         self.config = config
-        self.hub = config.hub or RecordHub()  # every game's records (ring.record)
+        self.hub = config.hub or RecordHub()  # every game's records (ring.games.record)
         # Lines in and out are recorded only where someone may read them: a hub of
         # ring serve's (a page may subscribe at any time), or transcript files.
         self.recording = config.hub is not None or config.transcript_dir is not None
         self.seed = seed
-        self.keyed = keyed  # seed is a secret key (ring.seeds)
+        self.keyed = keyed  # seed is a secret key (ring.games.seeds)
         self.games_running: set[Match] = set()
-        self.arena = Arena()  # the games once started, as ring.match plays them
+        self.arena = Arena()  # the games once started, as ring.games.match plays them
         self.reports: list[GameReport] = []
         self.on_report: Callable[[GameReport], object] | None = None
         self.address: tuple[str, int] = ("", 0)  # set once listening
@@ -137,7 +137,7 @@ class FishNetServer:
 
     async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
         """A newcomer the server cannot take: ``error server_full`` or
-        ``error too_many_connections_from_your_address`` (then ``ring.net`` closes it)."""
+        ``error too_many_connections_from_your_address`` (then ``ring.wire.net`` closes it)."""
         await answer_once(stream, encode(Error(why.value.replace(" ", "_"))))
 
     async def aclose(self) -> None:
@@ -306,7 +306,7 @@ class FishNetServer:
         record = {"conn": client.number, "peer": client.peer, "name": client.name, **record}
         if client.match is None:
             client.early.add(record)
-        else:  # kept until its game starts, then the game's record (ring.match)
+        else:  # kept until its game starts, then the game's record (ring.games.match)
             client.log(seat=client.seat, **record)
 
 

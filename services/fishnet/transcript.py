@@ -1,15 +1,16 @@
-"""A FishNet game's records before it starts, through the server's record hub (``ring.record``).
+"""A FishNet game's records before it starts, through the server's hub (``ring.games.record``).
 
 The envelope's ``start`` names both players, the game's seed and its
 options, none of which is known until the opponent has come; so what a game
 records before (its clients' ``play`` lines, the errors one is told while it
-waits) is kept, with its own ``t``. Once the game starts, ``ring.match``
+waits) is kept, with its own ``t``. Once the game starts, ``ring.games.match``
 opens its record and publishes the kept records right after ``start``. A
 game that never starts (no opponent came, its client left, the server
 stopped) still has a record, made here: a ``start`` naming the one player
 who came, its kept records, and an ``end`` without a result.
 
-Kept records (``ring.record.Held``) are capped (``KEEP``) a connection and a game: a client may
+Kept records (``ring.games.record.Held``) are capped (``KEEP``) a connection and a game: a
+client may
 send lines for minutes before its game starts, and each would be kept in
 memory until then. The records past the cap are counted in one ``dropped``
 record, in the place of the first of them.
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ring.record import GameRecorder, Held, Player, RecordHub
+from ring.games.record import GameRecorder, Held, Player, RecordHub
 
 SERVICE = "fishnet"
 

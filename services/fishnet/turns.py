@@ -1,4 +1,4 @@
-"""One FishNet game as ``ring.match`` plays it: what a move does, what each seat is told,
+"""One FishNet game as ``ring.games.match`` plays it: what a move does, what each seat is told,
 every ending in FishNet's words.
 
 ``FishNetRules`` is made for one game, once its players, seed and built-in
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ring.match import Again, Fault, Moved, Terms, Verdict
-from ring.record import Player
+from ring.games.match import Again, Fault, Moved, Terms, Verdict
+from ring.games.record import Player
 from services.fishnet.protocol import Error, Pass, Request, YourTurn
 from services.fishnet.referee import ENDINGS, Referee, Tell
 from services.fishnet.rules import FishNetGame, Result, RuleError
@@ -87,7 +87,7 @@ def _tells(tells: Sequence[Tell]) -> list[tuple[int, Any]]:
 
 
 class FishNetRules:
-    """FishNet's side of one ``ring.match.Match``; the state is the game's ``FishNetGame``."""
+    """FishNet's side of one ``ring.games.match.Match``; the state is the game's ``FishNetGame``."""
 
     service = SERVICE
 

@@ -1,10 +1,10 @@
-"""``ring gofish`` declared for the ``ring`` command (``ring.registry.Command``)."""
+"""``ring gofish`` declared for the ``ring`` command (``ring.cli.registry.Command``)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ring.registry import Command
+from ring.cli.registry import Command
 
 
 def _add_arguments(gofish: argparse.ArgumentParser) -> None:

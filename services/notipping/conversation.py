@@ -20,8 +20,8 @@ from typing import Protocol
 
 import trio
 
-from ring.client import ClientError, Conversation
-from ring.net import dial
+from ring.wire.client import ClientError, Conversation
+from ring.wire.net import dial
 from services.notipping import rules
 from services.notipping.protocol import (
     Begin,

@@ -1,6 +1,6 @@
-"""One No Tipping game as ``ring.match`` plays it: ROUND after ROUND, the clock, the verdict.
+"""One No Tipping game as ``ring.games.match`` plays it: ROUND after ROUND, the clock, the verdict.
 
-``server`` seats the players and hands both to a ``ring.match.Match``, which
+``server`` seats the players and hands both to a ``ring.games.match.Match``, which
 plays the game to its end with ``NoTippingRules``: ``rules.Game`` decides
 every move; this module says what each player is sent and what its answer
 does, and words every ending.
@@ -22,14 +22,14 @@ it gets ``INVALID;`` ``LOSE;``. A mover whose connection closes loses too
 Clocks. Each player has ``time_budget`` seconds in all for its moves,
 counted from the end of writing its ``ROUND`` to the arrival of its answer;
 an answer already waiting costs nothing. The clock is a
-``ring.clock.TurnClock``: the time the server's loop spent in long stretches
+``ring.games.clock.TurnClock``: the time the server's loop spent in long stretches
 of its own work (another game's step, a collection) is not charged. A player
 past its budget gets ``INVALID;`` ``LOSE;`` (WIRE.md: "loses the same way").
 With the budget off (0), one move may still take at most ``wait_timeout``: no
 one waits for an opponent longer than that, in a game or before it. Every
 write gives up after ``send_timeout`` (the player is then treated as gone).
 
-The record (``ring.record``): ``start`` names the players with their seats
+The record (``ring.games.record``): ``start`` names the players with their seats
 and holds the server's seed (No Tipping has no chance: it decides nothing)
 and the options ``max_weight`` and ``time_budget``; then every message in
 and out with the player's seat (``player``) and ``handle`` (its join lines
@@ -45,8 +45,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ring.match import Fault, Moved, Terms, Verdict
-from ring.record import Player
+from ring.games.match import Fault, Moved, Terms, Verdict
+from ring.games.record import Player
 from services.notipping import protocol as wire
 from services.notipping.protocol import MAX_MESSAGE
 from services.notipping.rules import ADD, REMOVE, Add, Game, InvalidMove, Remove
@@ -104,7 +104,7 @@ def describe(event: object) -> str:
 
 
 class NoTippingRules:
-    """No Tipping's side of a ``ring.match.Match``; states are ``rules.Game``, seats players."""
+    """No Tipping's side of a ``ring.games.match.Match``: states ``rules.Game``, seats players."""
 
     service = "notipping"
 

@@ -20,7 +20,7 @@ matters is the colons and semicolons"):
   it, ``MessageTooLong`` at once, without waiting for the ``;``; the
   connection is done.
 - A message cut off by the close (bytes after the last ``;``, other than
-  whitespace) is reported as ``Garbled`` before ``Closed`` (``ring.sansio``'s,
+  whitespace) is reported as ``Garbled`` before ``Closed`` (``ring.wire.sansio``'s,
   as every protocol of the project reports a close).
 - Bytes that are not ASCII are kept as ``\\xNN`` in the text of ``Garbled``.
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ring.sansio import NEED_DATA, Closed, NeedData
+from ring.wire.sansio import NEED_DATA, Closed, NeedData
 
 MAX_MESSAGE = 4096
 HANDLE = re.compile(r"[A-Za-z0-9_.\-]{1,32}")

@@ -22,11 +22,11 @@ drops, times out or sends over ``MAX_MESSAGE`` bytes before its game is
 freed for someone else.
 
 The game runs in the task of the player whose seat completed it (a
-``ring.match.Match`` of ``match.NoTippingRules``, seated by ``ring.lobby``);
+``ring.games.match.Match`` of ``match.NoTippingRules``, seated by ``ring.games.lobby``);
 the other player's task keeps its connection open until the game is over.
 
 Transcripts go in ``transcripts/game-NNNNNN.jsonl``, one per game, in the
-envelope of ``ring.record``. Stopping the server closes the games as they
+envelope of ``ring.games.record``. Stopping the server closes the games as they
 stand (the handout has no message for it); their records end with the
 reason and no result. Off loopback (or with ``advertise``) the server is
 advertised over mDNS as ``_notipping._tcp.local.``.
@@ -41,18 +41,18 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.clock import TIMED_OUT
-from ring.lobby import Lobby, ServerError, peer_of, serve
-from ring.match import Match, Seat
-from ring.net import DEFAULT_MAX_PER_ADDRESS, Refusal, answer_once
-from ring.record import RecordHub
+from ring.games.clock import TIMED_OUT
+from ring.games.lobby import Lobby, ServerError, peer_of, serve
+from ring.games.match import Match, Seat
+from ring.games.record import RecordHub
+from ring.wire.net import DEFAULT_MAX_PER_ADDRESS, Refusal, answer_once
 from services.notipping import protocol as wire
 from services.notipping.match import GameReport, NoTippingRules, describe, shown
 from services.notipping.protocol import MAX_MESSAGE
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT, Game
 
 if TYPE_CHECKING:
-    from ring.discovery import Advertiser
+    from ring.mdns.discovery import Advertiser
 
 __all__ = [
     "DEFAULT_PORT",
@@ -158,7 +158,7 @@ class NoTippingServer(Lobby):
 
     async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
         """A newcomer the server cannot take gets the protocol's one refusal, ``DENIED;``
-        (then ``ring.net`` closes it)."""
+        (then ``ring.wire.net`` closes it)."""
         kind = f"denied, closing: {why.value}"
         self.unseated.say(kind, f"{peer_of(stream)}: {kind}")
         await answer_once(stream, wire.encode(wire.Denied()))

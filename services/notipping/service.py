@@ -10,9 +10,9 @@ import argparse
 
 import trio
 
-from ring import cliargs
-from ring.client_args import GameClients, Names
-from ring.registry import ServeSettings, Service, start_server
+from ring.cli import cliargs
+from ring.cli.client_args import GameClients, Names
+from ring.cli.registry import ServeSettings, Service, start_server
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT
 
 DEFAULT_PORT = 10987

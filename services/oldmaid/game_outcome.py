@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ring.seeds import keyed_seed
+from ring.games.seeds import keyed_seed
 from services.oldmaid.referee import GameState
 
 
@@ -16,7 +16,7 @@ def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
     --seed S`` replays exactly as before, and derived in plain view for later
     ones. With a secret key (``keyed``): a keyed hash of the game's number, so
     no game's seed, transcript or deal tells anything of the key or of any
-    other game (ring.seeds). Either way the transcript's seed replays its game
+    other game (ring.games.seeds). Either way the transcript's seed replays its game
     as ``ring table --seed`` (the first game's seed is used as it is).
     """
     if keyed:

@@ -13,9 +13,9 @@ import sys
 
 import trio
 
-from ring import cliargs
-from ring.net import DEFAULT_MAX_CONNECTIONS
-from ring.registry import Command, ServeSettings, Service, as_service_error
+from ring.cli import cliargs
+from ring.cli.registry import Command, ServeSettings, Service, as_service_error
+from ring.wire.net import DEFAULT_MAX_CONNECTIONS
 
 DEFAULT_PORT = 9898
 

@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.net import (
+from ring.cli.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
+from ring.games.record import RecordHub
+from ring.games.seeds import new_secret
+from ring.games.transcripts import TranscriptFile, TranscriptFiles, recording_to, transcript_files
+from ring.oldmaid.messages import error
+from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
+from ring.wire.net import (
     REFUSAL_READ_TIMEOUT,
     CannotListen,
     Refusal,
     serving_as,
 )
-from ring.oldmaid.messages import error
-from ring.oldmaid.protocol import Closed, Link, RemoteProtocolError, Role
-from ring.record import RecordHub
-from ring.seeds import new_secret
-from ring.shutdown import EXIT_TERMINATED, raise_on_stop_signals, stop_code
-from ring.transcripts import TranscriptFile, TranscriptFiles, recording_to, transcript_files
-from ring.transport import Connection
+from ring.wire.transport import Connection
 from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import GameState
 from services.oldmaid.table_config import DEFAULT_PORT, TableConfig
@@ -40,7 +40,7 @@ from services.oldmaid.table_game import SHUTDOWN_NOTICE_TIMEOUT
 from services.oldmaid.table_server import TableServer
 
 if TYPE_CHECKING:
-    from ring.discovery import Advertiser
+    from ring.mdns.discovery import Advertiser
 
 # Imported from here by the service declaration and the tests.
 __all__ = [
@@ -87,7 +87,7 @@ def _transcript_writer(config: TableConfig) -> TranscriptFile | TranscriptFiles 
 
 
 async def _refuse(config: TableConfig, stream: trio.SocketStream, why: Refusal) -> None:
-    """What a newcomer the table cannot take is told (``ring.net.serve`` refused it).
+    """What a newcomer the table cannot take is told (``ring.wire.net.serve`` refused it).
 
     The protocol only ever answers a request, so the newcomer's first request,
     if it comes soon, gets the error; one that says nothing is closed silently.
@@ -118,7 +118,7 @@ async def serve_tables(
 
     ``await nursery.start(serve_tables, config)`` gives the bound (host, port).
     If the table advertises itself over mDNS, ``on_advertise`` gets the
-    ``ring.discovery.Advertiser`` before its registration starts. Cancelled,
+    ``ring.mdns.discovery.Advertiser`` before its registration starts. Cancelled,
     it first aborts the games under way and tells their watchers. Raises
     ``TableError`` before listening if the table cannot run.
     """

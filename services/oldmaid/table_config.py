@@ -10,10 +10,10 @@ from typing import Any
 
 import trio
 
-from ring.framing import DEFAULT_MAX_MESSAGE
-from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
+from ring.games.record import RecordHub
 from ring.oldmaid.cards import Card
-from ring.record import RecordHub
+from ring.wire.framing import DEFAULT_MAX_MESSAGE
+from ring.wire.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import MAX_PLAYERS, MIN_PLAYERS
 
@@ -27,7 +27,7 @@ class TableConfig:
     port: int = DEFAULT_PORT
     seed: int | None = None  # None: a fresh secret key (keyed), printed nowhere
     # seed is a secret key: each game's seed is a keyed hash of it and the
-    # game's number (ring.seeds), and only that goes in the game's transcript.
+    # game's number (ring.games.seeds), and only that goes in the game's transcript.
     keyed: bool = False
     start_after: float | None = None
     transcript: str | Path | None = None  # one file for every game
@@ -72,7 +72,7 @@ class TableConfig:
     on_join: Callable[[str], object] | None = field(default=None, compare=False)
     # Told how each game ended, as it ends (``ring serve`` prints it).
     on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
-    # Every game's records go here (ring.record); the transcript writer is one
+    # Every game's records go here (ring.games.record); the transcript writer is one
     # subscriber. None: the table makes its own.
     hub: RecordHub | None = field(default=None, compare=False)
 

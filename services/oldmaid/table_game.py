@@ -3,7 +3,7 @@
 The table server (``services.oldmaid.table``) owns the connections and keeps
 one game forming while others play; each ``TableGame`` here is one of those
 games, from its first join to the moment its players have gone. Writes to a
-player's connection go through ``ring.transport.Connection``, which
+player's connection go through ``ring.wire.transport.Connection``, which
 serialises them, so a join reply or a game-over notice written from here
 never interleaves with a reply written by the connection's own task.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 import trio
 
-from ring.flood import BadRun
+from ring.games.record import Player
 from ring.oldmaid import proofs
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import (
@@ -35,8 +35,8 @@ from ring.oldmaid.messages import (
     error,
     ok,
 )
-from ring.record import Player
-from ring.transport import Connection
+from ring.wire.flood import BadRun
+from ring.wire.transport import Connection
 from services.oldmaid.game_outcome import GameOutcome, pairs_text
 from services.oldmaid.referee import (
     Address,
@@ -74,7 +74,7 @@ class Client:
     answered: bool = False  # the join reply is written (or being written)
     closed: bool = False
     joined_at: float = 0.0  # when its join was accepted: the wait for the start counts from here
-    bad_run: BadRun = field(default_factory=BadRun)  # WIRE.md's flood rule (ring.flood)
+    bad_run: BadRun = field(default_factory=BadRun)  # WIRE.md's flood rule (ring.wire.flood)
 
 
 class Game:

@@ -1,4 +1,4 @@
-"""One Old Maid game's records at the table, through its record hub (``ring.record``).
+"""One Old Maid game's records at the table, through its record hub (``ring.games.record``).
 
 The envelope's ``start`` names the players, who are known only when the game
 starts; this keeps what the game records while it forms, bounded, and
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ring.record import KEEP, GameKey, GameRecorder, Held, Player, RecordHub
+from ring.games.record import KEEP, GameKey, GameRecorder, Held, Player, RecordHub
 
 # What a game records while it forms is kept until its start (the ``start``
 # record names the players): at most this many join requests, and as many
@@ -21,7 +21,7 @@ FORMING_RECORDS = KEEP
 
 
 class Transcript:
-    """One game's records (docs/logs.md), through the table's record hub (``ring.record``).
+    """One game's records (docs/logs.md), through the table's record hub (``ring.games.record``).
 
     The envelope's ``start`` names the players, so nothing is published until
     the game starts: what the game records while it forms (``listening``, the

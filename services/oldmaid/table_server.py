@@ -1,7 +1,7 @@
 """The Old Maid table's connections and games: one task per connection, around the referee.
 
 Each connection is one task that reads a request, asks the referee and
-writes the one reply, through ``ring.transport.Connection`` and the sans-IO
+writes the one reply, through ``ring.wire.transport.Connection`` and the sans-IO
 ``Link``. Only two kinds of message are written by another task: the join
 replies, which all go out when the game starts, and the ``game_over``
 notices to watching players. ``Connection`` serialises writes, so these never
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import trio
 
-from ring.net import mark_established, wants_mdns
+from ring.games.record import RecordHub
 from ring.oldmaid.messages import (
     Join,
     Reply,
@@ -38,8 +38,8 @@ from ring.oldmaid.messages import (
     error,
 )
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
-from ring.record import RecordHub
-from ring.transport import Connection, plain_ip
+from ring.wire.net import mark_established, wants_mdns
+from ring.wire.transport import Connection, plain_ip
 from services.oldmaid.game_outcome import GameOutcome, game_seed
 from services.oldmaid.referee import (
     Address,
@@ -50,7 +50,7 @@ from services.oldmaid.table_config import TableConfig
 from services.oldmaid.table_game import Client, Game, Transcript, shutting_down
 
 if TYPE_CHECKING:
-    from ring.discovery import Advertiser
+    from ring.mdns.discovery import Advertiser
 
 
 class TableServer:
@@ -59,7 +59,7 @@ class TableServer:
     def __init__(self, config: TableConfig, seed: int, hub: RecordHub) -> None:
         self.config = config
         self.seed = seed
-        self.hub = hub  # every game's records (ring.record); the transcript writer subscribes
+        self.hub = hub  # every game's records (ring.games.record); the transcript writer subscribes
         self.address: tuple[str, int] | None = None
         self.nursery: trio.Nursery | None = None
         # The games forming, under way, or ended with players still there; each leaves
@@ -289,7 +289,7 @@ class TableServer:
         except RefereeError as exc:
             return error(str(exc))
         # A player from now on: never evicted to make room at the connection
-        # cap (ring.net.serve), not even while the game it fills starts below.
+        # cap (ring.wire.net.serve), not even while the game it fills starts below.
         # A status or a refused join does not count: pollers stay evictable.
         mark_established()
         if self.config.on_join is not None:
@@ -343,7 +343,7 @@ class TableServer:
         config = self.config
         if not wants_mdns(config.advertise, host):
             return
-        from ring.discovery import start_advertising
+        from ring.mdns.discovery import start_advertising
 
         assert self.nursery is not None
         self.advertiser = start_advertising(
@@ -359,7 +359,7 @@ class TableServer:
         )
 
     def _mdns_txt(self) -> dict[str, str]:
-        from ring.discovery import oldmaid_txt
+        from ring.mdns.discovery import oldmaid_txt
 
         forming = self.forming.referee
         return oldmaid_txt(

@@ -7,7 +7,7 @@ rules).
 
 from __future__ import annotations
 
-from ring.sansio import NEED_DATA, Closed
+from ring.wire.sansio import NEED_DATA, Closed
 from services.reversi.messages import (
     _LEADING_WHITESPACE,
     SQUARES,
@@ -87,7 +87,7 @@ class ClientConnection:
         return self._line(f"M{x}{y}")
 
     def send(self, message: ClientMessage) -> bytes:
-        """``start`` for ``Name``, ``move`` for ``Move``: for ``ring.transport.Connection``."""
+        """``start`` for ``Name``, ``move`` for ``Move``: for ``ring.wire.transport.Connection``."""
         if isinstance(message, Name):
             if message.name != self.name:
                 raise LocalProtocolError(f"this connection's name is {self.name!r}")

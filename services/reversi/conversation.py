@@ -16,8 +16,8 @@ from typing import Protocol
 
 import trio
 
-from ring.client import ClientError, Conversation
-from ring.net import dial
+from ring.wire.client import ClientError, Conversation
+from ring.wire.net import dial
 from services.reversi.protocol import (
     Board,
     ClientConnection,

@@ -1,4 +1,4 @@
-"""One Reversi game as ``ring.match`` plays it: what each player is sent, what a move does.
+"""One Reversi game as ``ring.games.match`` plays it: what each player is sent, what a move does.
 
 Seat 0 is Black (``U1``, moves first), seat 1 White (``U0``). Each turn the
 mover gets the board (``B`` + 64 digits); its next attempt answers it. A
@@ -10,7 +10,7 @@ over 4 KiB, a close, or the move time past lose too. At the end each player
 gets ``W1``/``W0``/``W2`` then ``G``; a player whose connection dropped gets
 nothing, its opponent ``W1`` and ``G``.
 
-The record (``ring.record``): ``start`` names the players with their colours
+The record (``ring.games.record``): ``start`` names the players with their colours
 and holds the game's seed and ``move_time``; every message out and every
 attempt in carries the player's ``colour`` and ``name`` (``line``, or
 ``garbled`` for an attempt that is not ``Mxy``); each legal move is a
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ring.match import AGAIN, Again, Fault, Moved, Terms, Verdict
-from ring.record import Player
+from ring.games.match import AGAIN, Again, Fault, Moved, Terms, Verdict
+from ring.games.record import Player
 from services.reversi.protocol import (
     Board,
     Colour,
@@ -76,7 +76,7 @@ def shown(event: object) -> dict[str, Any] | None:
 
 
 class ReversiRules:
-    """Reversi's side of a ``ring.match.Match``; states are ``rules.Position``."""
+    """Reversi's side of a ``ring.games.match.Match``; states are ``rules.Position``."""
 
     service = "reversi"
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ring.sansio import Closed, NeedData
+from ring.wire.sansio import Closed, NeedData
 
 NAME_MAX = 10  # handout: "no longer than 10 characters"
 SIZE = 8

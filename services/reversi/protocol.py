@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import re
 
-from ring.sansio import NEED_DATA, Closed
+from ring.wire.sansio import NEED_DATA, Closed
 from services.reversi.client_connection import ClientConnection
 from services.reversi.messages import (
     _LEADING_WHITESPACE,

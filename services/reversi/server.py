@@ -1,14 +1,14 @@
 """The Reversi server over TCP: names in, pairs seated, each pair's game played.
 
-Connections are paired in the order their names arrive (``ring.lobby``);
-each pair plays a ``ring.match.Match`` of Reversi (``match.ReversiRules``) in
+Connections are paired in the order their names arrive (``ring.games.lobby``);
+each pair plays a ``ring.games.match.Match`` of Reversi (``match.ReversiRules``) in
 the task of the second connection while the first one's task waits for it,
 so many games run at once and a game's end closes exactly its two
 connections. A seeded coin (the game's seed) decides who is Black (players
 a tournament seated, ``Lobby.handle``'s ``seat``: seat 0 is Black). Every
 wait has a deadline: the name (``idle_timeout``, then ``NAME_SILENCE`` once
 it has begun), an opponent (``wait_timeout``), each move (``move_time``, on a
-``ring.clock.TurnClock``, which does not charge the server's own long
+``ring.games.clock.TurnClock``, which does not charge the server's own long
 stretches of work), each write (``send_timeout``).
 """
 
@@ -22,18 +22,18 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.lobby import Lobby, ServerError, serve
-from ring.match import Match, Seat, game_seed
-from ring.net import DEFAULT_MAX_PER_ADDRESS
-from ring.record import RecordHub
-from ring.sansio import NEED_DATA
-from ring.seeds import server_seed
+from ring.games.lobby import Lobby, ServerError, serve
+from ring.games.match import Match, Seat, game_seed
+from ring.games.record import RecordHub
+from ring.games.seeds import server_seed
+from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
+from ring.wire.sansio import NEED_DATA
 from services.reversi.match import GameReport, ReversiRules, shown
 from services.reversi.protocol import BadName, Closed, LineTooLong, Named, ServerConnection
 from services.reversi.rules import Position
 
 if TYPE_CHECKING:
-    from ring.discovery import Advertiser
+    from ring.mdns.discovery import Advertiser
 
 __all__ = [
     "DEFAULT_PORT",
@@ -55,7 +55,7 @@ class ReversiConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     seed: int | None = None  # None: a random secret
-    keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.seeds)
+    keyed: bool = False  # seed is a secret: games' seeds are keyed hashes of it (ring.games.seeds)
     move_time: float = 30.0  # seconds a player has for each move; 0: no limit
     newlines: bool = True  # end every server message with "\n" (the course server did)
     transcripts: str | Path | None = None  # one JSON-lines file per game
@@ -90,7 +90,7 @@ class ReversiServer(Lobby):
         super().__init__(config)
         self.config: ReversiConfig = config
         self.seed = seed
-        self.keyed = keyed  # seed is a secret key (ring.seeds)
+        self.keyed = keyed  # seed is a secret key (ring.games.seeds)
         self.rules = ReversiRules(
             move_time=config.move_time,
             max_illegal=config.max_illegal,

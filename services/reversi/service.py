@@ -10,9 +10,9 @@ import argparse
 
 import trio
 
-from ring import cliargs
-from ring.client_args import GameClients, Names
-from ring.registry import ServeSettings, Service, start_server
+from ring.cli import cliargs
+from ring.cli.client_args import GameClients, Names
+from ring.cli.registry import ServeSettings, Service, start_server
 
 DEFAULT_PORT = 5410
 LEVELS = ["random", "greedy", "positional", "deep"]

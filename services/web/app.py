@@ -1,4 +1,4 @@
-"""The live page's web application: Starlette routes over ``ring.spectators``.
+"""The live page's web application: Starlette routes over ``ring.games.spectators``.
 
 Read-only by construction: every route reads, none writes, and what a browser
 sends on a WebSocket is read only to notice it leaving (hypercorn closes a
@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ring.spectators import Spectators, TooManyViewers, Viewer
+from ring.games.spectators import Spectators, TooManyViewers, Viewer
 
 STATIC = Path(__file__).with_name("static")
 # Close codes (RFC 6455 7.4.1): the server is at its cap (1013, try again later);

@@ -3,7 +3,7 @@ from its transcript; or a ``ring tournament`` folder's standings (live while it 
 
 The transcript of any game (``ring serve --transcripts``, a tournament's
 ``games/<key>/transcript.jsonl``, ``ring table --transcript``) is read with
-``ring.record.read_games``, its records published to a hub of its own, and
+``ring.games.record.read_games``, its records published to a hub of its own, and
 the same page served from it: each game of the file is in the lobby, its view
 has the step control (one record back or on, a slider, the end), and the API
 is the same. It prints the page's address and serves until Ctrl-C.
@@ -18,12 +18,12 @@ from pathlib import Path
 import msgspec
 import trio
 
-from ring import cliargs
-from ring.console import say
-from ring.record import GameKey, RecordError, RecordHub, read_games
-from ring.registry import Command
-from ring.shutdown import raise_on_stop_signals, stop_code
-from ring.spectators import Spectators, game_id
+from ring.cli import cliargs
+from ring.cli.console import say
+from ring.cli.registry import Command
+from ring.cli.shutdown import raise_on_stop_signals, stop_code
+from ring.games.record import GameKey, RecordError, RecordHub, read_games
+from ring.games.spectators import Spectators, game_id
 
 
 def load(path: Path, hub: RecordHub, number: int | None = None) -> list[str]:

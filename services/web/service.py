@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.registry import ServeSettings, Service, ServiceError
+from ring.cli.registry import ServeSettings, Service, ServiceError
 
 if TYPE_CHECKING:
-    from ring.spectators import Spectators
+    from ring.games.spectators import Spectators
 
 DEFAULT_PORT = 8080
 # A browser has nothing to send: a message over this closes its socket (hypercorn's 1009).
@@ -41,7 +41,7 @@ def _add_options(group: argparse._ArgumentGroup) -> None:
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-    from ring.spectators import Spectators
+    from ring.games.spectators import Spectators
 
     spectators = Spectators(settings.hub, max_viewers=settings.options.max_viewers)
     try:

@@ -1,4 +1,4 @@
-"""A tiny game for testing ring.match and ring.lobby: the race to ten, over a line wire.
+"""A tiny game for testing ring.games.match and ring.games.lobby: the race to ten, over a line wire.
 
 Players take turns adding 1, 2 or 3 to a total (``ADD k``); whoever takes it
 past 10 wins, exactly 10 is a draw. Anything else is refused (the prompt
@@ -13,9 +13,9 @@ from typing import Any
 
 import trio
 
-from ring.match import AGAIN, Again, Fault, Moved, Terms, Verdict
-from ring.record import Player
-from ring.sansio import NEED_DATA, Closed
+from ring.games.match import AGAIN, Again, Fault, Moved, Terms, Verdict
+from ring.games.record import Player
+from ring.wire.sansio import NEED_DATA, Closed
 
 State = tuple[int, int]  # the total, the seat to move
 

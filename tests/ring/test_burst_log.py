@@ -1,11 +1,11 @@
-"""``ring.burst_log``: of each kind of line, one at once and a count a window later."""
+"""``ring.wire.burst_log``: of each kind of line, one at once and a count a window later."""
 
 from __future__ import annotations
 
 import trio
 import trio.testing
 
-from ring.burst_log import BurstLog
+from ring.wire.burst_log import BurstLog
 
 KIND = "closed before naming itself"
 

@@ -1,4 +1,4 @@
-"""The shared client arguments (``ring.client_args``) and renamed flags (``cliargs.add_renamed``).
+"""The shared client arguments (``ring.cli.client_args``), renamed flags (``cliargs.add_renamed``).
 
 A game of the test's own is declared here, so the flags every ``ring play``
 and ``ring bot`` share are checked without any real game.
@@ -10,10 +10,10 @@ import argparse
 
 import pytest
 
-from ring import cliargs
-from ring.cli import build_parser
-from ring.client_args import GameClients, Names
-from ring.registry import Service
+from ring.cli import cliargs
+from ring.cli.app import build_parser
+from ring.cli.client_args import GameClients, Names
+from ring.cli.registry import Service
 
 SHARED_PLAY = ["--server", "--name", "--timeout"]
 SHARED_BOT = [*SHARED_PLAY, "--level", "--games", "--seed"]

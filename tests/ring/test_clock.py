@@ -1,4 +1,4 @@
-"""``ring.clock``: a player's clock runs while the loop is free, not while the server works.
+"""``ring.games.clock``: a player's clock runs while the loop is free, not while the server works.
 
 A stretch of the server's own work is simulated by blocking the loop in one
 step (``time.sleep``), as a search run on the loop did. What is asserted is
@@ -14,7 +14,7 @@ import pytest
 import trio
 import trio.testing
 
-from ring.clock import ALLOWANCE, TIMED_OUT, TurnClock, within
+from ring.games.clock import ALLOWANCE, TIMED_OUT, TurnClock, within
 
 STALL = 0.5
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from ring import discovery
-from ring.discovery import Advertiser, DiscoveryError, Found, browse, find_table, oldmaid_txt
+from ring.mdns import discovery
+from ring.mdns.discovery import Advertiser, DiscoveryError, Found, browse, find_table, oldmaid_txt
 from services.oldmaid.table import TableConfig, serve_table
 
 LOOPBACK = ["127.0.0.1"]
@@ -286,7 +286,7 @@ def test_a_peer_given_table_never_imports_zeroconf() -> None:
     )
     assert done.returncode == 1 and "cannot reach the table" in done.stderr
     assert "import time:" in done.stderr
-    assert "zeroconf" not in done.stderr and "ring.discovery" not in done.stderr
+    assert "zeroconf" not in done.stderr and "ring.mdns.discovery" not in done.stderr
 
 
 def test_a_peer_that_finds_no_table_says_so_in_one_line() -> None:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ring.framing import Garbage, JsonObjectSplitter, MessageTooLarge
+from ring.wire.framing import Garbage, JsonObjectSplitter, MessageTooLarge
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=12),

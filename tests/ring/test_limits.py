@@ -1,7 +1,7 @@
 """Limits over real loopback TCP: connection caps, eviction, refusal, idle and size limits.
 
 A flood of idle connections, to the table or to one peer, must not stop a
-game: ``ring.net.serve`` makes room at its cap by closing the oldest
+game: ``ring.wire.net.serve`` makes room at its cap by closing the oldest
 connection that has not yet sent anything valid, never one that has. One
 address may hold only so many connections (127.0.0.1 and ::1 excepted; the
 tests turn that exemption off, and dial from 127.0.0.2 for a second address). Every
@@ -26,12 +26,12 @@ import pytest
 import trio
 import trio.testing
 
-from ring import net
-from ring.cli import build_parser
-from ring.net import MAX_REFUSING, Refusal, mark_established, serve
+from ring.cli.app import build_parser
+from ring.cli.registry import declared_services
+from ring.cli.serve import files_needed, raise_file_limit, serve_all, settings_for
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError, config_from_args
-from ring.registry import declared_services
-from ring.serve import files_needed, raise_file_limit, serve_all, settings_for
+from ring.wire import net
+from ring.wire.net import MAX_REFUSING, Refusal, mark_established, serve
 from services.oldmaid.referee import GameState
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 
@@ -182,7 +182,7 @@ def _assert_finished(table: TableOutcome, results: dict[str, Outcome | PeerError
     assert losers == [table.loser]
 
 
-# -- ring.net.serve: the cap and eviction -------------------------------------------
+# -- ring.wire.net.serve: the cap and eviction -------------------------------------------
 
 
 async def _echo_until_closed(stream: trio.SocketStream) -> None:
@@ -381,7 +381,7 @@ async def test_refusals_under_way_are_capped_and_the_rest_closed_at_once() -> No
 async def test_ring_serve_gives_its_per_address_cap_to_every_service() -> None:
     # From 127.0.0.2, which counts as a machine of its own (127.0.0.1 would be exempt).
     # The game services: the live page (a companion) is hypercorn's listener, capped by
-    # its viewers (docs/web.md), not ring.net's.
+    # its viewers (docs/web.md), not ring.wire.net's.
     services = [service for service in declared_services() if not service.companion]
     names = [service.name for service in services]
     argv = ["serve", "--max-per-address", "1", *[f"--{name}=0" for name in names]]
@@ -620,7 +620,7 @@ async def test_invalid_messages_do_not_buy_a_stray_more_time_at_a_peer(
     autojump_clock: trio.abc.Clock,
 ) -> None:
     # On the mock clock, through a memory stream: the peer's inbound handler
-    # as ring.net.serve runs it, closing the stream after it.
+    # as ring.wire.net.serve runs it, closing the stream after it.
     peer = Peer(PeerConfig(nick="ann", table=None, first_message_timeout=10))
     ours, theirs = trio.testing.memory_stream_pair()
 

@@ -21,7 +21,7 @@ import pytest
 import trio
 import trio.testing
 
-from ring.events import EventLog
+from ring.games.events import EventLog
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.messages import Message, Offer, Reply, Status, ok
 from ring.oldmaid.peer import PeerConfig

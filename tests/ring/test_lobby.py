@@ -1,4 +1,4 @@
-"""ring.lobby without any real game: the race to ten of ``race_game``, served on loopback.
+"""ring.games.lobby without any real game: the race to ten of ``race_game``, served on loopback.
 
 A connection sits with ``SIT <seat> <name>``; two seats make a game. What is
 checked here is the lobby's own part: seating, the wait, the record hub and
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import trio
 
-from ring.lobby import Lobby, ServerError, serve
-from ring.match import Match, Seat
-from ring.record import RecordHub, read_game
+from ring.games.lobby import Lobby, ServerError, serve
+from ring.games.match import Match, Seat
+from ring.games.record import RecordHub, read_game
 from tests.ring.race_game import Client, LineWire, Race, State, shown
 
 

@@ -1,4 +1,4 @@
-"""ring.match without any real game: the race to ten of ``race_game``, over in-memory
+"""ring.games.match without any real game: the race to ten of ``race_game``, over in-memory
 streams; Trio's mock clock times the clocks."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 import trio
 import trio.testing
 
-from ring.match import SHUT_DOWN, Arena, Match, Seat, Terms, Verdict, game_seed
-from ring.record import GameKey, RecordHub
-from ring.seeds import keyed_text
+from ring.games.match import SHUT_DOWN, Arena, Match, Seat, Terms, Verdict, game_seed
+from ring.games.record import GameKey, RecordHub
+from ring.games.seeds import keyed_text
 from tests.ring.race_game import Client, LineWire, Race, State, shown
 
 

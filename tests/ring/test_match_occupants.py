@@ -1,4 +1,4 @@
-"""ring.match for games shaped like FishNet's: a move's news to either seat, a reason before
+"""ring.games.match for games shaped like FishNet's: a move's news to either seat, a reason before
 the prompt again, a player that cannot be told losing at once, a ``begun`` record, and a
 seat that is no connection (a built-in player, off the clock)."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from ring.match import Again, Match, Moved, Seat, Terms, Verdict
-from ring.record import GameKey, Held, RecordHub
+from ring.games.match import Again, Match, Moved, Seat, Terms, Verdict
+from ring.games.record import GameKey, Held, RecordHub
 from tests.ring.race_game import Client, LineWire, Race, State, shown
 
 

@@ -1,4 +1,4 @@
-"""``ring.net.dial``: an address is dialled with one socket's connect, a name resolved."""
+"""``ring.wire.net.dial``: an address is dialled with one socket's connect, a name resolved."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 import trio
 
-from ring.net import dial, reserved_port
+from ring.wire.net import dial, reserved_port
 
 
 async def _echo_once(stream: trio.SocketStream) -> None:

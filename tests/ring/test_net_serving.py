@@ -1,4 +1,4 @@
-"""``ring.net.serving``: however the server's goodbye ends, its connections close and it exits."""
+"""``ring.wire.net.serving``: however the server's goodbye ends, its connections close, it exits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import trio
 
-from ring.net import serving
+from ring.wire.net import serving
 
 HANG = 10.0  # seconds: far beyond the 1 s goodbye; only a hang takes this long
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ring.cli import build_parser
+from ring.cli.app import build_parser
 
 RING = [str(Path(sys.executable).with_name("ring"))]
 

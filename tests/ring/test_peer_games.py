@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from ring.events import read_events
+from ring.games.events import read_events
 from ring.oldmaid.cards import JOKER
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ring.record import (
+from ring.games.record import (
     SCHEMA_VERSION,
     GameKey,
     Held,
@@ -23,7 +23,7 @@ from ring.record import (
     json_schema,
     read_games,
 )
-from ring.transcripts import TranscriptFile
+from ring.games.transcripts import TranscriptFile
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "logs.md"
 
@@ -135,7 +135,7 @@ def test_the_schema_published_in_the_docs_is_the_one_the_code_writes() -> None:
     text = DOCS.read_text()
     blocks = re.findall(r"```json\n(.*?)```", text, flags=re.S)
     published = [json.loads(block) for block in blocks if '"$defs"' in block]
-    assert published == [json_schema()], "run python -m ring.record and paste it into docs/logs.md"
+    assert published == [json_schema()], "paste python -m ring.games.record into docs/logs.md"
 
 
 _names = st.text("abcdefghij", min_size=1, max_size=5)

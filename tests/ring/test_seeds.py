@@ -18,11 +18,11 @@ import sys
 import time
 from pathlib import Path
 
-from ring.cli import build_parser
-from ring.record import GameRecord, read_game
-from ring.registry import declared_services
-from ring.seeds import SECRET_BITS, keyed_seed, keyed_text, new_secret, server_seed
-from ring.serve import seed_line, seeded_settings
+from ring.cli.app import build_parser
+from ring.cli.registry import declared_services
+from ring.cli.serve import seed_line, seeded_settings
+from ring.games.record import GameRecord, read_game
+from ring.games.seeds import SECRET_BITS, keyed_seed, keyed_text, new_secret, server_seed
 from scenarios.processes import ChildProcess
 from services.fishnet.rules import Dealt, FishNetGame
 from services.fishnet.server import FishNetServer, ServerConfig

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from ring.cli import build_parser
-from ring.discovery import discover, start_advertising
-from ring.net import serve
-from ring.record import read_game
-from ring.registry import ServeSettings, Service, declared_services
-from ring.serve import chosen_services, serve_all, settings_for
+from ring.cli.app import build_parser
+from ring.cli.registry import ServeSettings, Service, declared_services
+from ring.cli.serve import chosen_services, serve_all, settings_for
+from ring.games.record import read_game
+from ring.mdns.discovery import discover, start_advertising
+from ring.wire.net import serve
 from scenarios.processes import ChildProcess
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
@@ -218,7 +218,7 @@ def test_ring_serve_keeps_serving_when_its_stdout_goes_away(tmp_path: Path) -> N
 
 
 async def test_every_service_of_one_ring_serve_publishes_to_one_hub() -> None:
-    from ring.serve import seeded_settings
+    from ring.cli.serve import seeded_settings
 
     args = build_parser().parse_args(
         ["serve", "--host", "127.0.0.1", "--seed", "5", "--no-advertise"]

@@ -21,12 +21,12 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
-from ring.cli import build_parser
-from ring.flood import BAD_IN_A_ROW
-from ring.net import DEFAULT_MAX_PER_ADDRESS
+from ring.cli.app import build_parser
+from ring.cli.registry import declared_services
+from ring.cli.serve import chosen_services, seeded_settings, serve_all
 from ring.oldmaid.peer import Peer, PeerConfig
-from ring.registry import declared_services
-from ring.serve import chosen_services, seeded_settings, serve_all
+from ring.wire.flood import BAD_IN_A_ROW
+from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 from services.fishnet import conversation as fishnet
 from services.fishnet.client import BotAgent as FishNetBot
 from services.fishnet.players import make_player as fishnet_player

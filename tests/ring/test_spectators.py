@@ -1,11 +1,11 @@
-"""``ring.spectators``: records fanned out to viewers, a game never waiting for one."""
+"""``ring.games.spectators``: records fanned out to viewers, a game never waiting for one."""
 
 from __future__ import annotations
 
 import trio
 
-from ring.record import GameKey, RecordHub
-from ring.spectators import Spectators, TooManyViewers
+from ring.games.record import GameKey, RecordHub
+from ring.games.spectators import Spectators, TooManyViewers
 
 KEY = GameKey("reversi", 1)
 

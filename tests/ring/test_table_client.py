@@ -13,7 +13,7 @@ import trio.testing
 from ring.oldmaid.messages import Gave, Status, encode, ok
 from ring.oldmaid.protocol import Link, Role
 from ring.oldmaid.table_client import REPORT_BATCH, REPORT_DELAY, TableClient, TableError
-from ring.transport import Connection
+from ring.wire.transport import Connection
 
 TIMEOUT = 5.0
 

@@ -1,11 +1,11 @@
-"""``ring.transcripts``: a service's games written to files, read back by ``ring.record``."""
+"""``ring.games.transcripts``: a service's games in files, read back by ``ring.games.record``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ring.record import Player, RecordHub, read_game, read_games
-from ring.transcripts import TranscriptFile, TranscriptFiles
+from ring.games.record import Player, RecordHub, read_game, read_games
+from ring.games.transcripts import TranscriptFile, TranscriptFiles
 
 
 def _two_players() -> list[Player]:

@@ -1,4 +1,4 @@
-"""``ring.transport``'s socket reads keep Trio's promises without Trio's layers.
+"""``ring.wire.transport``'s socket reads keep Trio's promises without Trio's layers.
 
 Every connection's reads go through ``read_before``; on a socket it reads the
 descriptor itself (fewer live objects per waiting connection for the garbage
@@ -16,7 +16,7 @@ import pytest
 import trio
 import trio.testing
 
-from ring.transport import read_before
+from ring.wire.transport import read_before
 
 WAIT = 10.0
 

@@ -1,4 +1,4 @@
-"""``ring.transport``'s writes: one message a write, one writer at a time, and a checkpoint.
+"""``ring.wire.transport``'s writes: one message a write, one writer at a time, and a checkpoint.
 
 A send takes the connection's lock without Trio's yield when the lock is
 free (the write is the checkpoint), and ``send_each`` writes several messages
@@ -17,9 +17,9 @@ import pytest
 import trio
 import trio.testing
 
-from ring import transport
-from ring.sansio import NEED_DATA
-from ring.transport import Connection
+from ring.wire import transport
+from ring.wire.sansio import NEED_DATA
+from ring.wire.transport import Connection
 
 WAIT = 10.0
 

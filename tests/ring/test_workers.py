@@ -1,4 +1,4 @@
-"""``ring.workers``: calls answered by worker processes, the loop free meanwhile, deadlines kept.
+"""``ring.games.workers``: calls answered by worker processes, the loop free, deadlines kept.
 
 The functions sent are the standard library's, so a worker imports nothing of
 the tests. No timing is asserted: a call past its deadline is one that
@@ -14,7 +14,7 @@ import time
 import pytest
 import trio
 
-from ring.workers import WorkerError, Workers
+from ring.games.workers import WorkerError, Workers
 
 WAIT = 30.0  # seconds: a spawned worker's first answer (it imports Python first)
 

@@ -41,11 +41,11 @@ import services.fishnet.server as fishnet_server
 import services.notipping.server as notipping_server
 import services.oldmaid.table as oldmaid_table
 import services.reversi.server as reversi_server
-from ring.events import read_events
-from ring.net import MAX_REFUSING
+from ring.cli.serve import raise_file_limit
+from ring.games.events import read_events
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
-from ring.sansio import NEED_DATA
-from ring.serve import raise_file_limit
+from ring.wire.net import MAX_REFUSING
+from ring.wire.sansio import NEED_DATA
 from scenarios.bench.attacks import IDLE_TIMEOUT, Attack, AttackResult, attack_alone
 from scenarios.bench.fuzz import SERVICES, play_round
 from scenarios.bench.fuzz import Round as FuzzRound
@@ -330,7 +330,7 @@ def test_hundreds_of_connections_from_one_address_are_refused_beyond_its_cap() -
             check_server_bytes(result)
 
     # Every later one is refused, in its protocol's words, and closed. Past the
-    # MAX_REFUSING refusals under way at once, ring.net closes a newcomer
+    # MAX_REFUSING refusals under way at once, ring.wire.net closes a newcomer
     # unanswered, so that a flood cannot hold a descriptor for each.
     for target in JOINS:
         refused = [result for result in of(round_, target) if result.attack.wave == 1]
@@ -341,7 +341,7 @@ def test_hundreds_of_connections_from_one_address_are_refused_beyond_its_cap() -
         if REFUSALS[target]:
             assert told[REFUSALS[target]] >= MAX_REFUSING, (target, told)
     # Reversi's refusals only show in its log: the first of each second with its
-    # address, the others counted (ring.burst_log).
+    # address, the others counted (ring.wire.burst_log).
     words = "refused, closing: too many connections from your address"
     addressed, counted = crowd_lines(round_.stderr, "reversi", words, address="127.0.0.2")
     assert addressed + sum(counted) == CONNECTIONS - CAP

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ring.events import read_events
+from ring.games.events import read_events
 from scenarios import oldmaid_game, processes, verify
 
 pytestmark = pytest.mark.scenario

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ring.games.record import SCHEMA_VERSION, games_of
 from ring.oldmaid.cards import Card, full_deck, split_pairs
-from ring.record import SCHEMA_VERSION, games_of
 from scenarios import verify
 from scenarios.verify import GameRecords
 
@@ -193,7 +193,7 @@ class _Game:
     def play(self) -> GameRecords:
         players = len(self.seats)
         self.table("listening", host="127.0.0.1", port=9898, players=players, seed=self.seed)
-        # The envelope (ring.record): start first, before the records the game
+        # The envelope (ring.games.record): start first, before the records the game
         # made while it formed (which keep their earlier t), and end last. Their
         # times draw nothing from the game's random stream.
         start = {

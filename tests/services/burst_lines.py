@@ -1,4 +1,4 @@
-"""What a server wrote to stderr about a crowd of one kind (``ring.burst_log``)."""
+"""What a server wrote to stderr about a crowd of one kind (``ring.wire.burst_log``)."""
 
 from __future__ import annotations
 

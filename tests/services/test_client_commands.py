@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import trio
 
-from ring.cli import build_parser
-from ring.registry import Service, declared_services
-from ring.serve import settings_for
+from ring.cli.app import build_parser
+from ring.cli.registry import Service, declared_services
+from ring.cli.serve import settings_for
 
 GAMES = ["fishnet", "notipping", "reversi"]
 

@@ -1,4 +1,4 @@
-"""FishNet's game records (ring.record): who played, how each game ended, and who was at fault."""
+"""FishNet's game records (ring.games.record): who played, how each game ended, who was at fault."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import trio
 
-from ring.record import KEEP, GameKey, GameRecord, Held, RecordHub, read_game
+from ring.games.record import KEEP, GameKey, GameRecord, Held, RecordHub, read_game
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player

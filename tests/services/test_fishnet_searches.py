@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import trio
 
-from ring.record import read_game
-from ring.workers import Workers
+from ring.games.record import read_game
+from ring.games.workers import Workers
 from services.fishnet import endgame
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game

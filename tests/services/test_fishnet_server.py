@@ -12,9 +12,9 @@ import pytest
 import trio
 import trio.testing
 
-from ring import transport
-from ring.flood import BAD_IN_A_ROW
-from ring.record import read_game
+from ring.games.record import read_game
+from ring.wire import transport
+from ring.wire.flood import BAD_IN_A_ROW
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player
@@ -317,7 +317,7 @@ async def test_out_of_turn_moves_get_an_error_without_yourturn() -> None:
 
 
 async def _write_without_yielding(stream: trio.abc.SendStream, data: bytes, timeout: float) -> None:
-    """ring.transport.write less its yield after a write that completed at once."""
+    """ring.wire.transport.write less its yield after a write that completed at once."""
     await trio.lowlevel.checkpoint_if_cancelled()
     written = transport._write_now(stream, data)
     if written < len(data):
@@ -354,7 +354,7 @@ async def test_an_idle_connection_is_told_and_closed() -> None:
 
 async def test_bad_lines_do_not_put_the_idle_timeout_off(autojump_clock: trio.abc.Clock) -> None:
     # On the mock clock, through a memory stream: the server's handler as
-    # ring.net.serve runs it, closing the stream after it.
+    # ring.wire.net.serve runs it, closing the stream after it.
     server = FishNetServer(replace(BASE, idle_timeout=120), seed=7)
     ours, theirs = trio.testing.memory_stream_pair()
 
@@ -557,7 +557,7 @@ async def test_a_newcomer_refused_at_a_cap_is_told_which_then_closed(
 
 
 async def test_the_server_advertises_itself_and_a_client_finds_and_plays_it() -> None:
-    from ring.discovery import Advertiser, browse
+    from ring.mdns.discovery import Advertiser, browse
 
     advertisers: list[Advertiser] = []
     config = replace(BASE, advertise=True, mdns_interface="127.0.0.1", mdns_name="fishtest")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ring.flood import BAD_IN_A_ROW
+from ring.wire.flood import BAD_IN_A_ROW
 from tests.services.test_fishnet_server import BASE, LineClient, play_until_my_turn, running
 from tests.services.test_table import assert_error, assert_undisturbed, game
 

@@ -4,7 +4,7 @@ Each test gives a player a short limit, then holds the server's loop for
 twice that long in one step (``time.sleep``: what a search on the loop did
 to every game), lets the server see its deadline pass, and only then has the
 player answer. The answer counts: the player's own time was nearly nothing.
-Before ``ring.clock``, each of these players lost on time. Real loopback
+Before ``ring.games.clock``, each of these players lost on time. Real loopback
 sockets; no timing is asserted.
 """
 

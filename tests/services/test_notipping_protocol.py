@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ring.sansio import NEED_DATA
+from ring.wire.sansio import NEED_DATA
 from services.notipping.protocol import (
     MAX_MESSAGE,
     AddMove,

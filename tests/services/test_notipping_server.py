@@ -21,12 +21,12 @@ import pytest
 import trio
 import trio.testing
 
-from ring.cli import build_parser
-from ring.net import Refusal
-from ring.record import Player, read_game
-from ring.registry import found_in
-from ring.sansio import NEED_DATA
-from ring.serve import settings_for
+from ring.cli.app import build_parser
+from ring.cli.registry import found_in
+from ring.cli.serve import settings_for
+from ring.games.record import Player, read_game
+from ring.wire.net import Refusal
+from ring.wire.sansio import NEED_DATA
 from services.notipping.protocol import (
     Begin,
     ClientConnection,
@@ -659,7 +659,7 @@ async def test_a_crowd_closing_before_joining_is_one_line_and_a_count(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     # A lab's clients killed at once: one line with an address, then how many more
-    # (ring.burst_log), not thirty writes while every game waits.
+    # (ring.wire.burst_log), not thirty writes while every game waits.
     async with running() as server:
         crowd = [await Client.connect(server) for _ in range(30)]
         await trio.testing.wait_all_tasks_blocked()

@@ -20,10 +20,10 @@ import pytest
 import trio
 import trio.testing
 
-from ring.net import Refusal
-from ring.record import read_game
-from ring.registry import found_in
-from ring.sansio import NEED_DATA
+from ring.cli.registry import found_in
+from ring.games.record import read_game
+from ring.wire.net import Refusal
+from ring.wire.sansio import NEED_DATA
 from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
 from services.reversi.rules import BLACK, WHITE, Position
 from services.reversi.server import ReversiConfig, ReversiServer, ServerError, serve_reversi
@@ -462,7 +462,7 @@ async def test_a_crowd_closing_before_naming_itself_is_one_line_and_a_count(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     # A lab's clients killed at once: one line with an address, then how many more
-    # (ring.burst_log), not thirty writes while every game waits.
+    # (ring.wire.burst_log), not thirty writes while every game waits.
     async with running() as server:
         crowd = [await Client.connect(server) for _ in range(30)]
         await trio.testing.wait_all_tasks_blocked()

@@ -25,14 +25,14 @@ import pytest
 import trio
 import trio.testing
 
-from ring.cli import build_parser
-from ring.events import read_events
+from ring.cli.app import build_parser
+from ring.cli.registry import declared_services
+from ring.cli.serve import settings_for
+from ring.games.events import read_events
+from ring.games.record import Player, RecordHub, read_game
+from ring.games.transcripts import TranscriptFile
 from ring.oldmaid import proofs
 from ring.oldmaid.cards import JOKER, Card, parse_card, split_pairs
-from ring.record import Player, RecordHub, read_game
-from ring.registry import declared_services
-from ring.serve import settings_for
-from ring.transcripts import TranscriptFile
 from services.oldmaid import table as table_module
 from services.oldmaid.referee import REPORT_QUIET, GameState
 from services.oldmaid.table import TableConfig, TableOutcome, TableServer, serve_tables
@@ -957,7 +957,7 @@ async def test_a_whole_game(players: int, seed: int, tmp_path: Path) -> None:
 
 
 def check_transcript(path: Path, g: Game, loser: str, went_out: list[str]) -> None:
-    game = read_game(path)  # one game: start, its own records, end (ring.record)
+    game = read_game(path)  # one game: start, its own records, end (ring.games.record)
     start, records, end = game.start, game.records, game.end
     config = g.running.config
     assert (start.service, start.game, start.seed) == ("oldmaid", 1, config.seed)
@@ -1231,7 +1231,7 @@ class MemoryTable:
         try:
             await self.server.handle(stream)
         finally:
-            await stream.aclose()  # as ring.net.serve does after the handler
+            await stream.aclose()  # as ring.wire.net.serve does after the handler
 
     def join_request(self, nick: str) -> dict[str, Any]:
         # A memory stream has no address: each nick announces one of its own.

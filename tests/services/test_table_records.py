@@ -1,6 +1,6 @@
-"""The Old Maid table's game records: one envelope (``ring.record``) around its own records.
+"""The Old Maid table's game records: one envelope (``ring.games.record``) around its own records.
 
-Each game's transcript reads back with ``ring.record.read_game``: a ``start``
+Each game's transcript reads back with ``ring.games.record.read_game``: a ``start``
 naming the players in seat order, the game's seed and options; the records
 the game made while it formed, then its own; an ``end`` with the result, or
 with none and the reason (and culprit) of an abort.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import trio
 
-from ring.record import Player, read_game
+from ring.games.record import Player, read_game
 from services.oldmaid.table_records import FORMING_RECORDS
 from tests.services.test_table import (
     deal_all,

@@ -8,8 +8,8 @@ import sys
 
 import trio
 
+from ring.games.seeds import keyed_seed
 from ring.oldmaid.peer import Peer, PeerConfig
-from ring.seeds import keyed_seed
 from services.oldmaid.game_outcome import game_seed
 from services.oldmaid.table import TableConfig, TableOutcome, serve_table
 

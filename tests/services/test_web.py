@@ -12,9 +12,9 @@ import pytest
 import trio
 from trio_websocket import ConnectionClosed, open_websocket_url
 
-from ring.cli import build_parser
-from ring.registry import declared_services
-from ring.serve import chosen_services, seeded_settings, serve_all
+from ring.cli.app import build_parser
+from ring.cli.registry import declared_services
+from ring.cli.serve import chosen_services, seeded_settings, serve_all
 from services.reversi.client import BotAgent
 from services.reversi.conversation import play_one_game
 

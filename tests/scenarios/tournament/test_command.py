@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ring.cli import main
+from ring.cli.app import main
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 ``ring`` is the bottom layer, so this module knows no service and no
 scenario by name: ``ring serve``, ``ring discover``, ``ring bot`` and
 ``ring play`` are built from the services declared through entry points
-(``ring.registry``), and ``ring table``, ``ring scenario`` and ``ring gofish``
+(``ring.cli.registry``), and ``ring table``, ``ring scenario`` and ``ring gofish``
 are commands declared the same way. Each command imports its implementation
 only when chosen, so ``ring peer`` starts without loading the tables.
 """
@@ -14,9 +14,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ring import cliargs
-from ring.net import DEFAULT_MAX_PER_ADDRESS
-from ring.registry import Command, Service, declared_commands, declared_services
+from ring.cli import cliargs
+from ring.cli.registry import Command, Service, declared_commands, declared_services
+from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 
 
 def build_parser(
@@ -32,7 +32,7 @@ def build_parser(
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_peer(subcommands)
     _add_discover(subcommands, services)
-    from ring.serve import add_parser as add_serve
+    from ring.cli.serve import add_parser as add_serve
 
     add_serve(subcommands, services)
     _add_clients(subcommands, services)
@@ -203,11 +203,11 @@ def main(
     if args.command == "discover":
         # the game services: a companion (the live page) is not advertised
         args.kind = args.kind or [service.name for service in services if not service.companion]
-        from ring.discovery import run as run_discover
+        from ring.mdns.discovery import run as run_discover
 
         return run_discover(args)
     if args.command == "serve":
-        from ring.serve import run as run_serve
+        from ring.cli.serve import run as run_serve
 
         return run_serve(args, services)
     return args.declared.run(args)

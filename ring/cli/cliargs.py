@@ -104,7 +104,7 @@ def add_listener_options(
     ``--max-connections``, ``--max-per-address``, ``--advertise``, ``--mdns-interface``,
     ``--name``. ``each`` says what a cap is counted over (ring serve: ", per service");
     ``max_connections`` and ``mdns_name`` are defaults (None: each service's own)."""
-    from ring.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
+    from ring.wire.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 
     group.add_argument("--host", default="127.0.0.1", help="address to listen on")
     group.add_argument(

@@ -29,9 +29,9 @@ from typing import Any
 
 import trio
 
-from ring import console
-from ring.net import DEFAULT_MAX_CONNECTIONS
-from ring.record import RecordHub
+from ring.cli import console
+from ring.games.record import RecordHub
+from ring.wire.net import DEFAULT_MAX_CONNECTIONS
 
 SERVICE_GROUP = "cardring.services"
 COMMAND_GROUP = "cardring.commands"
@@ -48,7 +48,7 @@ class ServeSettings:
     host: str
     port: int  # 0: any free port
     # The shared --seed, or without one this service's own key from the
-    # server's secret (ring.seeds). Each service derives its games' seeds from
+    # server's secret (ring.games.seeds). Each service derives its games' seeds from
     # it in a namespace of its own (Old Maid "deck:<seed>", FishNet
     # "<seed>:<names>:<n>"), so services never share a random stream and one
     # --seed replays them all.
@@ -58,13 +58,13 @@ class ServeSettings:
     mdns_interface: str | None
     options: argparse.Namespace  # every option of ``ring serve``, this service's own among them
     # seed is a secret key: derive each game's seed by a keyed hash of it
-    # (ring.seeds.keyed_seed), never in plain view, and print it nowhere.
+    # (ring.games.seeds.keyed_seed), never in plain view, and print it nowhere.
     keyed: bool = False
     say: Callable[[str], None] = console.say  # a line for the operator; stdout may go away
     # The time a player may take for one move (--move-time, else the service's
     # own default; 0: no limit), in a service that times moves; None in others.
     move_time: float | None = None
-    # Every game's records go here (ring.record); ring serve gives all its
+    # Every game's records go here (ring.games.record); ring serve gives all its
     # services one hub, so one subscriber (the live page) sees every game.
     # Each server subscribes its own transcript writer when ``transcripts``.
     hub: RecordHub = field(default_factory=RecordHub)
@@ -116,7 +116,7 @@ class Service:
     """
 
     # The --NAME flag of ring serve, the transcripts folder, and the mDNS kind:
-    # the service is advertised as "_<name>._tcp.local." (ring.dnssd).
+    # the service is advertised as "_<name>._tcp.local." (ring.mdns.dnssd).
     name: str
     default_port: int
     summary: str  # one line for --help

@@ -69,7 +69,7 @@ class _BusyMeter(trio.abc.Instrument):
         return max(0.0, took - ALLOWANCE)
 
 
-_METER: trio.lowlevel.RunVar[_BusyMeter] = trio.lowlevel.RunVar("ring.clock meter")
+_METER: trio.lowlevel.RunVar[_BusyMeter] = trio.lowlevel.RunVar("ring.games.clock meter")
 
 
 def _meter() -> _BusyMeter:

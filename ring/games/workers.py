@@ -8,7 +8,7 @@ switch interval (5 ms), twice over for every reply (the README has the
 figures). So the work goes to another process.
 
 ``Workers(size)`` starts up to ``size`` processes, each when a call first
-finds no idle one: ``python -m ring.workers``, a fresh interpreter in a
+finds no idle one: ``python -m ring.games.workers``, a fresh interpreter in a
 session of its own, so it inherits none of the server's sockets, re-runs
 none of its main module, and no Ctrl-C at the terminal reaches it; calls go
 in on its standard input and answers come out on its standard output
@@ -55,7 +55,7 @@ class WorkerError(Exception):
 
 
 def _serve() -> None:
-    """A worker's life (``python -m ring.workers``): calls in, answers out, until stdin ends."""
+    """A worker's life (``python -m ring.games.workers``): calls in, answers out, to stdin's end."""
     calls = Connection(os.dup(0), writable=False)
     answers = Connection(os.dup(1), readable=False)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
@@ -82,7 +82,7 @@ def _serve() -> None:
 class _Worker:
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "ring.workers"],
+            [sys.executable, "-m", "ring.games.workers"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             start_new_session=True,

@@ -1,6 +1,6 @@
 """DNS-SD names and records: service types, instance names, interfaces, what a browser finds.
 
-Pure: no zeroconf, no sockets. ``ring.advertising`` and ``ring.discovery``
+Pure: no zeroconf, no sockets. ``ring.mdns.advertising`` and ``ring.mdns.discovery``
 build on these, and re-export what the rest of the project uses.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-# A kind is a service's declared name (ring.registry.Service.name); its
+# A kind is a service's declared name (ring.cli.registry.Service.name); its
 # DNS-SD type is "_<kind>._tcp.local.", and a DNS-SD service name is at most
 # 15 characters (RFC 6763, 7.2).
 _KIND = re.compile(r"[a-z][a-z0-9]{0,14}")

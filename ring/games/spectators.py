@@ -1,6 +1,6 @@
 """Watching games without slowing them: every game's records, fanned out to viewers.
 
-A ``Spectators`` is one more subscriber of a process's ``ring.record.RecordHub``
+A ``Spectators`` is one more subscriber of a process's ``ring.games.record.RecordHub``
 (the hub every service of ``ring serve`` publishes its records to). It keeps,
 for each game, a short summary (service, number, players, forming, playing
 or over, how it ended) and its records so far, and hands each new record to
@@ -30,7 +30,7 @@ from typing import Any
 
 import trio
 
-from ring.record import GameKey, RecordHub
+from ring.games.record import GameKey, RecordHub
 
 MAX_VIEWERS = 200
 QUEUE_SIZE = 256  # messages a viewer may fall behind by before it is dropped

@@ -11,16 +11,16 @@ game's own words (``forfeit``).
 
 What a match does, the same for every game:
 
-- Seats. ``ring.seat.Seat`` is one connection: its stream, its protocol, its
-  name, and the events by which a lobby (``ring.lobby``) hands it to its
+- Seats. ``ring.games.seat.Seat`` is one connection: its stream, its protocol, its
+  name, and the events by which a lobby (``ring.games.lobby``) hands it to its
   match. Every write gives up after ``Terms.send_timeout``; a player whose
   connection has closed, or that could not take a write, is ``gone`` and is
-  sent nothing more. A game may seat any ``ring.seat.Occupant`` instead: a
+  sent nothing more. A game may seat any ``ring.games.seat.Occupant`` instead: a
   built-in player deciding in the server (off the clock), or a connection
   whose reading the game does itself.
 - Turns. The mover gets ``prompt``; its next event answers it (bytes sent
   early are read in order when its turn comes). The clock is a
-  ``ring.clock.TurnClock`` started once the turn's first prompt is written,
+  ``ring.games.clock.TurnClock`` started once the turn's first prompt is written,
   so the server's own long stretches of work are not charged: one turn may
   take ``Terms.move_time``, all of a player's turns ``Terms.budget``. An
   answer the rules refuse (``Again``) gets its ``tells`` (why) and the prompt
@@ -34,7 +34,7 @@ What a match does, the same for every game:
 - The end. ``farewell``'s messages, in order; then the ``end`` record
   (winner and loser by name, or a draw; the reason; for a forfeit the
   ``culprit``; the game's ``details``), and the game's ``report`` is returned.
-- The record, through a ``ring.record.RecordHub``: ``start`` (the players as
+- The record, through a ``ring.games.record.RecordHub``: ``start`` (the players as
   the rules name them, the seed, the game's options), the lines a seat logged
   before its game (with their own times), the game's ``begun`` record if it
   has one, every message out and every event in (as the seat shows it) with
@@ -54,13 +54,13 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import trio
 
-from ring import record
-from ring.clock import TIMED_OUT, TurnClock, within
-from ring.sansio import Closed
-from ring.seat import READ_SIZE, Fault, Occupant, Seat, Shown, Wire
-from ring.seeds import keyed_text
+from ring.games import record
+from ring.games.clock import TIMED_OUT, TurnClock, within
+from ring.games.seat import READ_SIZE, Fault, Occupant, Seat, Shown, Wire
+from ring.games.seeds import keyed_text
+from ring.wire.sansio import Closed
 
-# The seat and its I/O live in ring.seat; a game's server takes them from here too.
+# The seat and its I/O live in ring.games.seat; a game's server takes them from here too.
 __all__ = [
     "AGAIN",
     "READ_SIZE",
@@ -92,7 +92,7 @@ Tells = Sequence[tuple[int, Any]]  # messages, each to a seat, in order
 
 def game_seed(seed: int, keyed: bool, service: str, number: int) -> str:
     """Game ``number``'s seed: ``<seed>:<number>``, or a keyed hash of both when ``seed``
-    is a secret (``ring.seeds``)."""
+    is a secret (``ring.games.seeds``)."""
     return keyed_text(seed, service, number) if keyed else f"{seed}:{number}"
 
 

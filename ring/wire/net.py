@@ -14,7 +14,7 @@ from typing import Protocol
 
 import trio
 
-from ring.transport import SEND_FAILED, plain_ip
+from ring.wire.transport import SEND_FAILED, plain_ip
 
 DEFAULT_MAX_CONNECTIONS = 256
 # A student testing a ring of 8 peers from one machine holds 8 table

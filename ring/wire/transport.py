@@ -16,7 +16,7 @@ from typing import Any
 
 import trio
 
-from ring.sansio import NEED_DATA, SansIO
+from ring.wire.sansio import NEED_DATA, SansIO
 
 READ_SIZE = 65536
 # What a send raises when the other side is gone or does not read.
@@ -246,7 +246,7 @@ async def write(
     writes nothing, and other tasks run after each write. (Without that yield
     a FishNet test's teardown once hung about one run in two: the different
     interleaving let FishNet's goodbye follow a game's end, and the refusal
-    it raised skipped the listener's cancellation in ``ring.net.serving``.
+    it raised skipped the listener's cancellation in ``ring.wire.net.serving``.
     Both are fixed; tests/services/test_fishnet_server.py plays that game
     with writes that do not yield.) A write that is not the ``last`` of a
     series (``Connection.send_each``) leaves that yield to the last one.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 import trio
 from zeroconf import InterfaceChoice, IPVersion, Zeroconf
 
-from ring.dnssd import ALL_INTERFACES, DiscoveryError
+from ring.mdns.dnssd import ALL_INTERFACES, DiscoveryError
 
 if TYPE_CHECKING:
     from zeroconf import InterfacesType

@@ -1,4 +1,4 @@
-"""A seat of a two-player match (``ring.match``): who sits in it, and how a match talks to it.
+"""A seat of a two-player match (``ring.games.match``): who sits in it, and how a match talks to it.
 
 A ``Match`` needs little of a seat's occupant (``Occupant``): its name, the
 lines it logged before its game (``prelude``) and where its lines go once the
@@ -20,10 +20,10 @@ from typing import Any, Protocol
 
 import trio
 
-from ring import record
-from ring.clock import TIMED_OUT
-from ring.sansio import NEED_DATA, Closed
-from ring.transport import SEND_FAILED, read_before, write
+from ring.games import record
+from ring.games.clock import TIMED_OUT
+from ring.wire.sansio import NEED_DATA, Closed
+from ring.wire.transport import SEND_FAILED, read_before, write
 
 READ_SIZE = 4096
 
@@ -50,7 +50,7 @@ class Wire(Protocol):
         """Bytes from the player; ``b""`` once it closed its end."""
 
     def next_event(self) -> Any:
-        """The next event, ``NEED_DATA``, or ``ring.sansio.Closed()`` once closed."""
+        """The next event, ``NEED_DATA``, or ``ring.wire.sansio.Closed()`` once closed."""
 
 
 class Occupant(Protocol):
@@ -88,7 +88,7 @@ class Seat:
         self.max_unread = max_unread  # bytes that may wait unread, before its game or its turn
         self.shown = shown  # how an event in shows in the record (None: not at all)
         self.name = ""
-        self.seat = -1  # its seat in the game forming (ring.lobby)
+        self.seat = -1  # its seat in the game forming (ring.games.lobby)
         # The seat it must take, when whoever accepted its connection knows (a tournament
         # listens on one port per seat); None: the game's introduction decides.
         self.assigned: int | None = None

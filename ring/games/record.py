@@ -10,14 +10,14 @@ words, and for a forfeit the ``culprit`` by name). Every record has ``t``,
 machine, so logs of several processes merge by ``t``).
 
 ``Start`` and ``End`` are defined here once, as msgspec Structs; their JSON
-Schema is published in docs/logs.md (``python -m ring.record`` prints it) and
+Schema is published in docs/logs.md (``python -m ring.games.record`` prints it) and
 carries ``version``: a reader refuses a record of a newer version rather than
 misread it, and a new optional field does not change the version.
 
 Writing goes through a ``RecordHub``: a service opens a ``GameRecorder`` per
 game and records through it; the hub hands each record, synchronously and in
 order, to every subscriber. Writing transcript files is one subscriber
-(``ring.transcripts``); a live page is another. A
+(``ring.games.transcripts``); a live page is another. A
 subscriber that raises is dropped with one line on stderr, so a full disk or
 a slow page never stops a game.
 
@@ -57,7 +57,7 @@ class Start(msgspec.Struct, tag="start", tag_field="event"):
     game: int  # the game's number within its server, from 1
     players: list[Player]
     # replays the game: a number, or text where the game names its seed so ("7:1", or 32 hex
-    # digits of a keyed seed: ring.seeds); None where nothing is random
+    # digits of a keyed seed: ring.games.seeds); None where nothing is random
     seed: int | str | None
     options: dict[str, Any]  # the server options that decide the game (max_weight, ...)
 

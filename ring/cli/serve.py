@@ -1,6 +1,6 @@
 """``ring serve``: any set of declared services in one process, one Trio nursery.
 
-Each service is a ``ring.registry.Service``; this module knows none of them
+Each service is a ``ring.cli.registry.Service``; this module knows none of them
 by name. ``--NAME [PORT]`` chooses a service (its default port, or PORT);
 with none chosen, every declared game service runs on its default port
 (a companion, the live page's ``--web``, runs only when named, beside the
@@ -21,13 +21,13 @@ from pathlib import Path
 
 import trio
 
-from ring import cliargs
-from ring.console import say
-from ring.net import DEFAULT_MAX_CONNECTIONS, MAX_REFUSING
-from ring.record import RecordHub
-from ring.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
-from ring.seeds import keyed_seed, new_secret
-from ring.shutdown import raise_on_stop_signals, stop_code
+from ring.cli import cliargs
+from ring.cli.console import say
+from ring.cli.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
+from ring.cli.shutdown import raise_on_stop_signals, stop_code
+from ring.games.record import RecordHub
+from ring.games.seeds import keyed_seed, new_secret
+from ring.wire.net import DEFAULT_MAX_CONNECTIONS, MAX_REFUSING
 
 
 def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]) -> None:
@@ -130,7 +130,7 @@ def seeded_settings(
     args: argparse.Namespace, chosen: Sequence[Service], hub: RecordHub | None = None
 ) -> list[ServeSettings]:
     """Each service's settings: the published ``--seed`` for all, or without one a key
-    of its own from a fresh secret (``ring.seeds``), which goes nowhere else. All
+    of its own from a fresh secret (``ring.games.seeds``), which goes nowhere else. All
     share one record hub (``hub``, or a new one)."""
     hub = hub or RecordHub()
     if args.seed is not None:

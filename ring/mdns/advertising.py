@@ -15,7 +15,7 @@ from typing import Final
 import trio
 from zeroconf import ServiceInfo, Zeroconf
 
-from ring.dnssd import (
+from ring.mdns.dnssd import (
     ALL_INTERFACES,
     DiscoveryError,
     _checked,
@@ -24,7 +24,7 @@ from ring.dnssd import (
     interfaces_for,
     service_type,
 )
-from ring.mdns import _in_thread, _zeroconf
+from ring.mdns.zeroconf_bridge import _in_thread, _zeroconf
 
 # A burst of joins becomes one TXT update: each update costs the network
 # a few packets, and a browser only needs the state once things settle.

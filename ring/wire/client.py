@@ -1,7 +1,7 @@
 """A game client's end of a connection: its bytes out, the server's events in, every wait bounded.
 
 The table clients (Reversi, No Tipping) play through a ``Conversation``: it
-reads through ``ring.transport.Connection`` and turns every way the game can
+reads through ``ring.wire.transport.Connection`` and turns every way the game can
 fail to go on (silence, a broken protocol, a stream that takes no more) into
 ``ClientError``, one line for the user. ``while_thinking`` races the agent's
 choice against the server's next event, so a verdict that comes while a
@@ -15,8 +15,8 @@ from typing import Any, Generic, TypeVar
 
 import trio
 
-from ring.sansio import SansIO
-from ring.transport import SEND_FAILED, Connection, write
+from ring.wire.sansio import SansIO
+from ring.wire.transport import SEND_FAILED, Connection, write
 
 Move = TypeVar("Move")
 

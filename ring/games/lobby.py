@@ -3,7 +3,7 @@
 Both course servers with two players a game (Reversi, No Tipping) run the
 same way, and this module is that way once; each game subclasses ``Lobby``
 with what differs: how a connection introduces itself (a name, a join
-request) and takes a seat, and the ``ring.match.Match`` two seated players
+request) and takes a seat, and the ``ring.games.match.Match`` two seated players
 play.
 
 Seating. A connection's seat is taken (``take``) in the game forming, before
@@ -18,10 +18,10 @@ connection is read for a close: bytes it sends early are kept for its game
 closed, it loses its seat, and its task logs why (in the game's words) and
 closes it. Games are numbered 1, 2, 3... per server.
 
-The server tail. ``serve`` listens (``ring.net.serving``, with its caps and
+The server tail. ``serve`` listens (``ring.wire.net.serving``, with its caps and
 the game's ``refuse``), advertises the server over mDNS off loopback, writes
 each game's transcript when ``transcripts`` is set (a
-``ring.transcripts.TranscriptFiles`` subscribed to the server's record hub), and
+``ring.games.transcripts.TranscriptFiles`` subscribed to the server's record hub), and
 on a stop lets the server end its games (a lobby ends their records as they
 stand, "the server shut down") before their connections close, then closes
 what the server holds (``aclose``). It serves any ``Served`` server, not
@@ -41,9 +41,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import trio
 
-from ring.burst_log import BurstLog
-from ring.match import Arena, Match, Seat
-from ring.net import (
+from ring.games.match import Arena, Match, Seat
+from ring.games.record import RecordHub
+from ring.games.transcripts import recording_to, transcript_files
+from ring.wire.burst_log import BurstLog
+from ring.wire.net import (
     CannotListen,
     ListenerConfig,
     Refusal,
@@ -51,11 +53,9 @@ from ring.net import (
     serving_as,
     wants_mdns,
 )
-from ring.record import RecordHub
-from ring.transcripts import recording_to, transcript_files
 
 if TYPE_CHECKING:
-    from ring.discovery import Advertiser
+    from ring.mdns.discovery import Advertiser
 
 # How long the shutdown may take to close every game, all together.
 SHUTDOWN_TIMEOUT = 1.0
@@ -127,7 +127,7 @@ class Lobby(abc.ABC):
         self.arena = Arena(config.on_end)
         self._seats: dict[int, Seat] = {}  # the game forming
         self._numbers = itertools.count(1)
-        # Lines about connections that never took a seat come in crowds (ring.burst_log).
+        # Lines about connections that never took a seat come in crowds (ring.wire.burst_log).
         # Not self.log: a bound method would make the server and its BurstLog a cycle.
         self.unseated = BurstLog(functools.partial(say, self.service))
 
@@ -168,7 +168,7 @@ class Lobby(abc.ABC):
         return None
 
     async def refuse(self, stream: trio.SocketStream, why: Refusal) -> None:
-        """A newcomer the server cannot take (``ring.net`` closes it then): logged."""
+        """A newcomer the server cannot take (``ring.wire.net`` closes it then): logged."""
         kind = f"refused, closing: {why.value}"
         self.unseated.say(kind, f"{peer_of(stream)}: {kind}")
 
@@ -274,7 +274,7 @@ def advertise(
     host, port = server.address
     if not wants_mdns(config.advertise, host):
         return
-    from ring.discovery import start_advertising
+    from ring.mdns.discovery import start_advertising
 
     start_advertising(
         nursery,

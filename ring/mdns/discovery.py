@@ -2,8 +2,8 @@
 
 This module browses (``browse``, ``find_table``, ``discover``, ``ring
 discover``) and is where the rest of the project imports discovery from: it
-re-exports the names and records of ``ring.dnssd`` and the advertising of
-``ring.advertising``. Those and ``ring.mdns`` (the process's one Zeroconf)
+re-exports the names and records of ``ring.mdns.dnssd`` and the advertising of
+``ring.mdns.advertising``. Those and ``ring.mdns.zeroconf_bridge`` (the process's one Zeroconf)
 are the only modules that import zeroconf. Everything else imports this module
 lazily, inside the functions that discover or advertise, so a peer given
 ``--server`` never pays for zeroconf's import or its sockets.
@@ -43,8 +43,8 @@ from zeroconf import (
     Zeroconf,
 )
 
-from ring.advertising import Advertiser, start_advertising
-from ring.dnssd import (
+from ring.mdns.advertising import Advertiser, start_advertising
+from ring.mdns.dnssd import (
     ALL_INTERFACES,
     DiscoveryError,
     Found,
@@ -55,7 +55,7 @@ from ring.dnssd import (
     oldmaid_txt,
     service_type,
 )
-from ring.mdns import _in_thread, _zeroconf
+from ring.mdns.zeroconf_bridge import _in_thread, _zeroconf
 
 # Imported from here by the services, the peer and the tests.
 __all__ = [

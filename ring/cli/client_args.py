@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ring import cliargs
-from ring.registry import ClientCommand
+from ring.cli import cliargs
+from ring.cli.registry import ClientCommand
 
 TIMEOUT_HELP = "longest wait for the server (for an opponent, or the opponent's move)"
 

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Protocol
 
 import msgspec
 
-from ring.record import GameKey, RecordHub
+from ring.games.record import GameKey, RecordHub
 
 _encoder = msgspec.json.Encoder()
 
