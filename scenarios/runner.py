@@ -1,10 +1,10 @@
 """``ring scenario NAME``: pick the scenario by its name and run it.
 
 ``N-players`` plays one Old Maid game as real OS processes and verifies it
-(``scenarios.oldmaid_game``); ``GxN-players`` plays G such games at once at
-one table and verifies each (``scenarios.several_games``); ``fault-*`` are
-the fault scenarios (``scenarios.faults``) and ``lan`` the game across a LAN
-of network namespaces (``scenarios.lan``). ``run`` prints a short summary
+(``scenarios.oldmaid.game``); ``GxN-players`` plays G such games at once at
+one table and verifies each (``scenarios.oldmaid.several_games``); ``fault-*`` are
+the fault scenarios (``scenarios.oldmaid.faults``) and ``lan`` the game across a LAN
+of network namespaces (``scenarios.oldmaid.lan``). ``run`` prints a short summary
 and one line per check, and exits 0 only if every check passes.
 """
 
@@ -16,15 +16,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scenarios.oldmaid_game import (
+from scenarios.oldmaid.game import (
     DEFAULT_SEED,
     MAX_PLAYERS,
     MIN_PLAYERS,
     format_result,
     run_scenario,
 )
+from scenarios.oldmaid.several_games import MAX_GAMES, MIN_GAMES, format_games, run_games
 from scenarios.processes import finish
-from scenarios.several_games import MAX_GAMES, MIN_GAMES, format_games, run_games
 
 SCENARIO_NAME = re.compile(r"(?:(?P<games>\d+)x)?(?P<players>\d+)-players")
 
@@ -54,13 +54,13 @@ def parse_name(name: str) -> tuple[int | None, int]:
 def run(args: argparse.Namespace) -> int:
     """``ring scenario NAME [--seed S] [--timeout T] [--keep DIR]``."""
     if args.name.startswith("fault-"):
-        from scenarios.faults import NAMES as FAULTS
-        from scenarios.faults import run as run_fault
+        from scenarios.oldmaid.faults import NAMES as FAULTS
+        from scenarios.oldmaid.faults import run as run_fault
 
         if args.name in FAULTS:
             return run_fault(args)
     if args.name == "lan":
-        from scenarios.lan import run as run_lan
+        from scenarios.oldmaid.lan import run as run_lan
 
         return run_lan(args)
     try:

@@ -176,7 +176,7 @@ GRAPH = import_graph()
 def test_the_graph_sees_module_level_and_function_level_imports() -> None:
     # Guards the other tests against passing because nothing was parsed.
     assert "ring.cli" in GRAPH["ring.__main__"]  # module level
-    assert "scenarios.faults" in GRAPH["scenarios.runner"]  # inside run()
+    assert "scenarios.oldmaid.faults" in GRAPH["scenarios.runner"]  # inside run()
     assert "ring.wire.net" in GRAPH["services.fishnet.conversation"]  # across packages
 
 

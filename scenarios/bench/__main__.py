@@ -58,7 +58,7 @@ from scenarios.bench import (
     stall_bench,
     tournament_bench,
 )
-from scenarios.oldmaid_game import DEFAULT_SEED, format_result, run_scenario
+from scenarios.oldmaid.game import DEFAULT_SEED, format_result, run_scenario
 
 PLAYERS = 8
 RUNS = 5

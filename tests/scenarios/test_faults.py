@@ -1,6 +1,6 @@
 """Faults as OS processes: kill -9 a peer or the table, SIGSTOP a peer; every end is clean.
 
-Each test plays a real game (``scenarios.faults``), inflicts the fault at a
+Each test plays a real game (``scenarios.oldmaid.faults``), inflicts the fault at a
 moment read from the logs, and checks that everyone still running exits
 non-zero within 5 s with one line on stderr and no traceback. The scenario
 reaps every process it started, whatever happens.
@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import faults, processes
-from scenarios.fault_checks import VERIFIED_GAME, FaultResult
-from scenarios.oldmaid_game import TABLE
+from scenarios import processes
+from scenarios.oldmaid import faults
+from scenarios.oldmaid.fault_findings import VERIFIED_GAME, FaultResult
+from scenarios.oldmaid.game import TABLE
 
 pytestmark = pytest.mark.scenario
 

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import lan, netns, oldmaid_game, processes, verify
+from scenarios import processes
+from scenarios.oldmaid import game as oldmaid_game
+from scenarios.oldmaid import lan, netns
+from scenarios.oldmaid.verifier import verify
 
 pytestmark = pytest.mark.scenario
 
@@ -224,7 +227,7 @@ def test_the_reaper_cleans_up_after_a_sigkill() -> None:
     owner = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent("""
             import subprocess, time
-            from scenarios import netns
+            from scenarios.oldmaid import netns
             net = netns.Lan(["a", "b"])
             net.up()
             inside = subprocess.Popen(
@@ -261,8 +264,8 @@ def test_lan_game_by_discovery_passes_every_check(default_lan_game: lan.LanResul
     result = default_lan_game
     assert result.ok, lan.format_result(result)
     assert result.game is not None
-    assert [c.name for c in result.game.checks] == list(verify.CHECK_NAMES)
-    assert [c.name for c in result.checks] == [lan.PLACEMENT, lan.TEARDOWN]
+    assert [c.name for c in result.game.findings] == list(verify.FINDING_NAMES)
+    assert [c.name for c in result.findings] == [lan.PLACEMENT, lan.TEARDOWN]
     # The table alone on one host, the peers over the other two.
     roles = {name: host.role for name, host in result.hosts.items()}
     assert roles.pop(oldmaid_game.TABLE) == lan.TABLE_HOST
@@ -276,7 +279,7 @@ def test_lan_game_by_discovery_passes_every_check(default_lan_game: lan.LanResul
 
 def test_lan_game_leaves_no_namespace(default_lan_game: lan.LanResult) -> None:
     assert _owned_by(os.getpid()) == []
-    assert {c.name: c.ok for c in default_lan_game.checks}[lan.TEARDOWN]
+    assert {c.name: c.ok for c in default_lan_game.findings}[lan.TEARDOWN]
 
 
 @pytest.mark.usefixtures("fresh")
@@ -287,7 +290,7 @@ def test_a_failing_lan_run_is_reported_and_torn_down(tmp_path: Path) -> None:
     result = lan.run_lan(1, workdir=tmp_path, timeout=3, extra_peers=[quitter])
     assert not result.ok
     assert result.game is not None and result.game.processes["x1"].returncode == 3
-    assert {c.name: c.ok for c in result.checks}[lan.TEARDOWN]
+    assert {c.name: c.ok for c in result.findings}[lan.TEARDOWN]
     text = lan.format_result(result)
     assert "FAIL  exit codes" in text and "FAILED:" in text
 
@@ -347,7 +350,7 @@ def test_cli_lan(tmp_path: Path) -> None:
     assert f"scenario lan, seed {lan.DEFAULT_SEED}" in out
     for label in ("handoffs", "skips", "out", "loser", "wall time", "host a", "host b", "host c"):
         assert label in out
-    for name in (*verify.CHECK_NAMES, lan.PLACEMENT, lan.TEARDOWN):
+    for name in (*verify.FINDING_NAMES, lan.PLACEMENT, lan.TEARDOWN):
         assert f"PASS  {name}:" in out
     assert "FAIL" not in out
     assert (keep / "table.jsonl").exists()

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from ring.games.events import read_events
-from scenarios import oldmaid_game, processes, verify
+from scenarios import processes
+from scenarios.oldmaid import game as oldmaid_game
+from scenarios.oldmaid.verifier import verify
 
 pytestmark = pytest.mark.scenario
 
@@ -33,7 +35,7 @@ def default_game(tmp_path_factory: pytest.TempPathFactory) -> oldmaid_game.Scena
 
 def test_eight_players_default_seed(default_game: oldmaid_game.ScenarioResult) -> None:
     _assert_passed(default_game)
-    assert [c.name for c in default_game.checks] == list(verify.CHECK_NAMES)
+    assert [c.name for c in default_game.findings] == list(verify.FINDING_NAMES)
     assert set(default_game.processes) == {"table", *(f"p{i}" for i in range(1, 9))}
     assert all(p.returncode == 0 for p in default_game.processes.values())
     assert default_game.summary is not None
@@ -116,7 +118,7 @@ def test_cli_eight_players(tmp_path: Path) -> None:
     assert f"seed {oldmaid_game.DEFAULT_SEED}" in out
     for label in ("handoffs", "skips", "out", "loser", "wall time"):
         assert label in out
-    for name in verify.CHECK_NAMES:
+    for name in verify.FINDING_NAMES:
         assert f"PASS  {name}:" in out
     assert "FAIL" not in out
     assert (keep / "table.jsonl").exists() and (keep / "p1.events.jsonl").exists()
@@ -143,7 +145,7 @@ def test_a_peer_that_never_joins_times_out_and_leaves_nothing_behind(tmp_path: P
     assert "x1" in result.still_running and "table" in result.still_running
     assert result.error is not None and "timed out" in result.error
     assert all(p.returncode is not None for p in result.processes.values())
-    exits = {c.name: c for c in result.checks}[verify.EXITS]
+    exits = {c.name: c for c in result.findings}[verify.EXITS]
     assert not exits.ok and "x1 did not exit (killed)" in exits.detail
 
 

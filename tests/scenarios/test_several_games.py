@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import processes, several_games, verify
-from scenarios.oldmaid_game import TABLE
+from scenarios import processes
+from scenarios.oldmaid import several_games
+from scenarios.oldmaid.game import TABLE
+from scenarios.oldmaid.verifier import verify
 
 # A run takes a few seconds; the runner kills everything at this deadline,
 # so a hung run fails the test instead of hanging it.
@@ -32,7 +34,7 @@ def test_cli_three_games_of_four(tmp_path: Path) -> None:
     seated: list[str] = []
     for number in (1, 2, 3):
         assert f"game {number}: seed " in out
-        for name in verify.CHECK_NAMES:
+        for name in verify.FINDING_NAMES:
             assert f"game {number}: PASS  {name}:" in out
         assert f"game {number}: PASS  {verify.EXITS}: all 5 processes exited 0" in out
         line = next(x for x in out.splitlines() if x.startswith(f"game {number}:   players"))
@@ -54,7 +56,7 @@ def test_run_games_groups_every_peer_into_its_game(tmp_path: Path) -> None:
     for game, group in zip(result.results, peers, strict=True):
         assert game.records is not None and set(game.records.events) == group
         assert set(verify.seat_order(game.records)) == group
-        assert [check.name for check in game.checks] == list(verify.CHECK_NAMES)
+        assert [check.name for check in game.findings] == list(verify.FINDING_NAMES)
 
 
 @pytest.mark.parametrize("name", ["3x9-players", "1x4-players", "5x4-players", "3x1-players"])

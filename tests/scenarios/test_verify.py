@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from ring.games.record import SCHEMA_VERSION, games_of
 from ring.oldmaid.cards import Card, full_deck, split_pairs
-from scenarios import verify
-from scenarios.verify import GameRecords
+from scenarios.oldmaid.verifier import verify
+from scenarios.oldmaid.verifier.verify import GameRecords
 
 Record = dict[str, Any]
 
@@ -285,7 +285,7 @@ def game() -> GameRecords:
 
 def test_clean_game_passes_every_check(game: GameRecords) -> None:
     results = verify.verify(game)
-    assert [r.name for r in results] == list(verify.CHECK_NAMES)
+    assert [r.name for r in results] == list(verify.FINDING_NAMES)
     assert failing(game) == {}
     summary = verify.summarise(game)
     assert len(summary.out_order) == 7
@@ -571,7 +571,7 @@ def test_malformed_records_fail_instead_of_crashing() -> None:
     for log in records.events.values():
         del log[0]["players"]
     results = verify.verify(records)
-    assert [r.name for r in results] == list(verify.CHECK_NAMES)
+    assert [r.name for r in results] == list(verify.FINDING_NAMES)
     assert not all(r.ok for r in results)
     summary = verify.summarise(records)
     assert summary.seats == []

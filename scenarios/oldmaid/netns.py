@@ -14,7 +14,7 @@ time is there so that a recycled pid cannot make a dead run look alive.
 
 Teardown happens on every path: ``Lan`` is a context manager whose exit
 (and a failed ``up``) tears down with SIGINT/SIGTERM/SIGHUP held back until it
-is finished, and a small reaper process (``python -m scenarios.netns reap``,
+is finished, and a small reaper process (``python -m scenarios.oldmaid.netns reap``,
 in its own session so a terminal's Ctrl-C does not reach it) waits for its
 owner's pipe to close and removes what is left, which covers the owner being
 SIGKILLed. Deleting a namespace first kills the processes still inside it,
@@ -307,7 +307,7 @@ class Lan:
         # The reaper's pipe is not inheritable, so only this process holds it:
         # it reads EOF exactly when this process ends, however it ends.
         self._reaper = subprocess.Popen(
-            [sys.executable, "-m", "scenarios.netns", "reap", *self.namespaces],
+            [sys.executable, "-m", "scenarios.oldmaid.netns", "reap", *self.namespaces],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -356,5 +356,5 @@ def _reap(names: Sequence[str]) -> int:
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "reap":
         sys.exit(_reap(sys.argv[2:]))
-    print("usage: python -m scenarios.netns reap NETNS...", file=sys.stderr)
+    print("usage: python -m scenarios.oldmaid.netns reap NETNS...", file=sys.stderr)
     sys.exit(2)

@@ -1,4 +1,4 @@
-"""What one Old Maid game left behind, read back: the records, and the facts the checks derive.
+"""What one Old Maid game left behind, read back: the records, and the facts the findings derive.
 
 ``load_records`` is the one loader; the formats are those of ``docs/logs.md``.
 Every record's ``t`` is ``time.monotonic()``, one clock for all processes on

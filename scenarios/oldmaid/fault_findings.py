@@ -1,11 +1,11 @@
-"""What a fault scenario found, and the checks that every end after the fault was clean.
+"""What a fault scenario found: that every end after the fault was clean, a finding each.
 
-``FaultResult`` is one run of ``scenarios.faults``: the fault, when each
+``FaultResult`` is one run of ``scenarios.oldmaid.faults``: the fault, when each
 process exited, what each said, the table's last status reply. The checks
 read it with the game's files (``fault_game.FaultGame``): everyone still
 running exits non-zero within a bound with one line on stderr and no
 traceback, the table's transcript, last line and ``status`` name the culprit,
-and the watchers are told. Each check is a ``CheckResult``, as the
+and the watchers are told. Each check is a ``Finding``, as the
 verifier's are, so ``ring scenario`` prints them alike.
 """
 
@@ -15,9 +15,9 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scenarios.check_result import CheckResult
-from scenarios.fault_game import FaultGame, LogTail, Record
-from scenarios.oldmaid_game import TABLE
+from scenarios.oldmaid.fault_game import FaultGame, LogTail, Record
+from scenarios.oldmaid.game import TABLE
+from scenarios.oldmaid.verifier.finding import Finding
 from scenarios.processes import ChildProcess, ProcessResult
 from services.oldmaid.game_outcome import EVERY_EXCHANGE_REPORTED
 
@@ -34,12 +34,12 @@ class FaultResult:
     exit_at: dict[str, float] = field(default_factory=dict)  # process name -> its exit
     processes: dict[str, ProcessResult] = field(default_factory=dict)
     status: Record | None = None  # the last status reply seen after the fault
-    checks: list[CheckResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     error: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None and bool(self.checks) and all(c.ok for c in self.checks)
+        return self.error is None and bool(self.findings) and all(c.ok for c in self.findings)
 
     def after_fault(self, name: str) -> float | None:
         """Seconds from the fault to this process's exit; None if it did not exit."""
@@ -65,9 +65,9 @@ def _code(result: FaultResult, name: str) -> str:
     return "?" if process is None or process.returncode is None else str(process.returncode)
 
 
-def exit_checks(
+def exit_findings(
     result: FaultResult, survivors: list[ChildProcess], bound: float
-) -> list[CheckResult]:
+) -> list[Finding]:
     late = [p.name for p in survivors if _after(result, p.name) >= bound]
     times = ", ".join(f"{p.name} {seconds(result.after_fault(p.name))}" for p in survivors)
     zero = [p.name for p in survivors if p.popen.returncode in (0, None)]
@@ -77,13 +77,13 @@ def exit_checks(
         if len(p.stderr) != 1 or any("Traceback" in line for line in p.stderr)
     ]
     return [
-        CheckResult(f"exit within {bound:g} s", not late, times),
-        CheckResult(
+        Finding(f"exit within {bound:g} s", not late, times),
+        Finding(
             "non-zero exits",
             not zero,
             "every survivor exited non-zero" if not zero else f"exited 0 or not: {zero}",
         ),
-        CheckResult(
+        Finding(
             "one line on stderr",
             not lines,
             "one line each, no traceback"
@@ -96,9 +96,9 @@ def exit_checks(
 VERIFIED_GAME = EVERY_EXCHANGE_REPORTED  # the table's end-line suffix (protocol 14.6)
 
 
-def table_abort_checks(
+def table_abort_findings(
     game: FaultGame, result: FaultResult, culprit: str, *, on_word_of: str | None = None
-) -> list[CheckResult]:
+) -> list[Finding]:
     """The table aborted once, naming ``culprit``.
 
     ``on_word_of``: the abort rests on that peer's word alone (a neighbour that
@@ -120,12 +120,12 @@ def table_abort_checks(
         recorded = named == [culprit] and reasons[0].startswith(f"{culprit} ") if aborted else False
         printed = last.startswith(f"game aborted: {culprit} ")
     return [
-        CheckResult(
+        Finding(
             "transcript aborted",
             len(aborted) == 1 and recorded,
             f"aborted records: {reasons}, naming {named}",
         ),
-        CheckResult(
+        Finding(
             "table line",
             printed and table.popen.returncode == 1,
             f"table exit {table.popen.returncode}: {last!r}",
@@ -133,18 +133,18 @@ def table_abort_checks(
     ]
 
 
-def status_check(result: FaultResult, victim: str) -> CheckResult:
+def status_finding(result: FaultResult, victim: str) -> Finding:
     status = result.status or {}
-    return CheckResult(
+    return Finding(
         "status says aborted",
         status.get("aborted") is True and victim in str(status.get("reason")),
         f"last status reply: {status or 'none'}",
     )
 
 
-def watcher_check(
+def watcher_finding(
     game: FaultGame, result: FaultResult, survivors: list[ChildProcess], victim: str
-) -> CheckResult:
+) -> Finding:
     told = []
     for process in survivors:
         tail = LogTail(game.event_logs[process.name])
@@ -154,14 +154,14 @@ def watcher_check(
             for r in tail.records
         ):
             told.append(process.name)
-    return CheckResult(
+    return Finding(
         "watchers told",
         bool(told),
         f"game_over aborted naming {victim} reached {', '.join(told) or 'no one'}",
     )
 
 
-def stop_peer_checks(
+def stop_peer_findings(
     game: FaultGame,
     result: FaultResult,
     survivors: list[ChildProcess],
@@ -169,7 +169,7 @@ def stop_peer_checks(
     waiter: str,
     peer_timeout: float,
     exit_bound: float,
-) -> list[CheckResult]:
+) -> list[Finding]:
     """fault-stop-peer's end: ``waiter`` gave up on the stopped ``result.victim`` after
     ``peer_timeout`` naming it, the others followed within ``exit_bound``, the table
     aborted naming the stopped peer (on the waiter's word: a verified game only
@@ -177,17 +177,17 @@ def stop_peer_checks(
     victim = result.victim
     assert victim is not None
     bound = peer_timeout + exit_bound
-    checks = exit_checks(result, survivors, bound)
+    checks = exit_findings(result, survivors, bound)
     line = result.processes[waiter].stderr
     named = len(line) == 1 and "did not answer" in line[0] and victim in line[0]
     checks.append(
-        CheckResult("the waiting peer names the silent one", named, f"{waiter} said {line!r}")
+        Finding("the waiting peer names the silent one", named, f"{waiter} said {line!r}")
     )
     started = next((r["t"] for r in game.transcript_records() if r.get("event") == "started"), None)
     gave_up = result.exit_at.get(waiter)
     waited = None if started is None or gave_up is None else gave_up - started
     checks.append(
-        CheckResult(
+        Finding(
             "peer timeout",
             waited is not None and peer_timeout <= waited < bound,
             f"{waiter} gave up {seconds(waited)} after the game started "
@@ -198,7 +198,7 @@ def stop_peer_checks(
     after = {n: result.exit_at[n] - gave_up for n in others if n in result.exit_at and gave_up}
     late_ones = [n for n in others if after.get(n, math.inf) >= exit_bound]
     checks.append(
-        CheckResult(
+        Finding(
             "others follow",
             not late_ones,
             ", ".join(f"{n} {seconds(t)}" for n, t in after.items()) + f" after {waiter}"
@@ -206,9 +206,9 @@ def stop_peer_checks(
             else f"late or still running: {', '.join(late_ones)}",
         )
     )
-    checks += table_abort_checks(game, result, victim, on_word_of=waiter)
+    checks += table_abort_findings(game, result, victim, on_word_of=waiter)
     checks.append(
-        CheckResult(
+        Finding(
             "resumed, all end",
             victim in result.exit_at and TABLE in result.exit_at,
             f"after SIGCONT: {victim} exit {_code(result, victim)}, "

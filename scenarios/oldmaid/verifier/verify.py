@@ -1,18 +1,18 @@
-"""Checks over one Old Maid game: the table transcript and the peers' event logs.
+"""The verifier of one Old Maid game: the table transcript and the peers' event logs.
 
-``verify`` runs every check in a fixed order. The verifier is pure functions
+``verify`` makes every finding in a fixed order. The verifier is pure functions
 over parsed records, in the modules beside this one; scenarios and tests
 import them from here:
 
-- ``scenarios.game_records``: the records (``load_records`` is the one
+- ``scenarios.oldmaid.verifier.records``: the records (``load_records`` is the one
   loader; the formats are those of ``docs/logs.md``) and the facts derived
   from them;
-- ``scenarios.handoffs``: the handoffs pieced together, and ``summarise``;
-- ``scenarios.turn_checks``, ``scenarios.outcome_checks``,
-  ``scenarios.claim_checks``: the checks;
-- ``scenarios.check_result``: what a check returns.
+- ``scenarios.oldmaid.verifier.handoffs``: the handoffs pieced together, and ``summarise``;
+- ``scenarios.oldmaid.verifier.turns``, ``scenarios.oldmaid.verifier.outcome``,
+  ``scenarios.oldmaid.verifier.claims``: the checks;
+- ``scenarios.oldmaid.verifier.finding``: what a check returns.
 
-Each check returns a ``CheckResult`` with a name, a verdict and a detail that
+Each check returns a ``Finding`` with a name, a verdict and a detail that
 says what was seen, so a failing scenario explains itself without opening
 the logs.
 
@@ -30,20 +30,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scenarios.check_result import (
-    CHECK_NAMES,
+from scenarios.oldmaid.verifier.claims import verify_claims
+from scenarios.oldmaid.verifier.finding import (
     CLAIMS,
     EXITS,
+    FINDING_NAMES,
     HANDOFF,
     LINES,
     LOSER,
     OUT_ORDER,
     PAIRS,
     SKIPS,
-    CheckResult,
+    Finding,
 )
-from scenarios.claim_checks import check_claims
-from scenarios.game_records import (
+from scenarios.oldmaid.verifier.handoffs import GameSummary, summarise
+from scenarios.oldmaid.verifier.outcome import (
+    LOST_LINE,
+    verify_exits,
+    verify_lines,
+    verify_loser,
+    verify_out_order,
+    verify_pairs,
+)
+from scenarios.oldmaid.verifier.records import (
     _MALFORMED,
     GameRecords,
     Record,
@@ -54,22 +63,13 @@ from scenarios.game_records import (
     seat_order,
     table_events,
 )
-from scenarios.handoffs import GameSummary, summarise
-from scenarios.outcome_checks import (
-    LOST_LINE,
-    check_exits,
-    check_lines,
-    check_loser,
-    check_out_order,
-    check_pairs,
-)
-from scenarios.turn_checks import check_handoffs, check_skips
+from scenarios.oldmaid.verifier.turns import verify_handoffs, verify_skips
 
 # Imported from here by the scenarios and the tests.
 __all__ = [
-    "CHECK_NAMES",
     "CLAIMS",
     "EXITS",
+    "FINDING_NAMES",
     "HANDOFF",
     "LINES",
     "LOSER",
@@ -77,7 +77,7 @@ __all__ = [
     "OUT_ORDER",
     "PAIRS",
     "SKIPS",
-    "CheckResult",
+    "Finding",
     "GameRecords",
     "GameSummary",
     "Record",
@@ -92,24 +92,24 @@ __all__ = [
 ]
 
 
-CHECKS: tuple[Callable[[GameRecords], CheckResult], ...] = (
-    check_handoffs,
-    check_skips,
-    check_loser,
-    check_pairs,
-    check_out_order,
-    check_exits,
-    check_lines,
-    check_claims,
+FINDERS: tuple[Callable[[GameRecords], Finding], ...] = (
+    verify_handoffs,
+    verify_skips,
+    verify_loser,
+    verify_pairs,
+    verify_out_order,
+    verify_exits,
+    verify_lines,
+    verify_claims,
 )
 
 
-def verify(records: GameRecords) -> list[CheckResult]:
+def verify(records: GameRecords) -> list[Finding]:
     """Every check, in a fixed order; a check that trips over a malformed record fails."""
     results = []
-    for check, name in zip(CHECKS, CHECK_NAMES, strict=True):
+    for check, name in zip(FINDERS, FINDING_NAMES, strict=True):
         try:
             results.append(check(records))
         except _MALFORMED as exc:
-            results.append(CheckResult(name, False, f"malformed record: {exc!r}"))
+            results.append(Finding(name, False, f"malformed record: {exc!r}"))
     return results

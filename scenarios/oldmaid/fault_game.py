@@ -1,6 +1,6 @@
 """One Old Maid game as OS processes, made to be interrupted, and the means to watch it.
 
-The fault scenarios (``scenarios.faults``) start a table and ``ring peer``
+The fault scenarios (``scenarios.oldmaid.faults``) start a table and ``ring peer``
 processes exactly as ``oldmaid_game.run_scenario`` does, but hold on to them:
 they read the logs as they grow to find the moment for a fault (``LogTail``,
 ``watch``), signal one process, then time everyone's exit (``wait_exits``)
@@ -22,8 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scenarios import oldmaid_game, processes
-from scenarios.oldmaid_game import HOST, LISTENING, TABLE
+from scenarios import processes
+from scenarios.oldmaid import game as oldmaid_game
+from scenarios.oldmaid.game import HOST, LISTENING, TABLE
 from scenarios.processes import ChildProcess, ProcessResult
 from services.oldmaid.referee import TableGame
 

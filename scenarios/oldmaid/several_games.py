@@ -2,7 +2,7 @@
 
 ``run_games`` starts one ``ring table --players N --games G --transcripts
 DIR`` and then all G*N ``ring peer`` processes (p1, p2, ...) together, as
-``scenarios.oldmaid_game`` starts one game's (``oldmaid_game.Run``). Joins
+``scenarios.oldmaid.game`` starts one game's (``oldmaid_game.Run``). Joins
 fill the game that is forming and the next one forms as it starts, so the G
 rings play side by side against the one table, each game with the first N
 joins to reach it.
@@ -23,19 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenarios import verify
-from scenarios.oldmaid_game import (
+from scenarios.oldmaid.game import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     TABLE,
     Run,
     ScenarioResult,
-    check_lines,
+    finding_lines,
     peer_seeds,
     stderr_lines,
     summary_lines,
     verify_game,
 )
+from scenarios.oldmaid.verifier import verify
 from scenarios.processes import ProcessResult, ring_command
 from services.oldmaid.game_outcome import game_seed
 
@@ -241,7 +241,7 @@ def format_games(result: GamesResult) -> str:
         prefix = f"game {number}: "
         transcript = transcript_path(result.workdir, number).name
         lines.append(f"{prefix}seed {game.seed}, transcript {transcript}{played(result, game)}")
-        lines += [prefix + line for line in [*summary_lines(game), *check_lines(game.checks)]]
+        lines += [prefix + line for line in [*summary_lines(game), *finding_lines(game.findings)]]
     if result.error:
         lines.append(f"ERROR {result.error}")
     if not result.ok:

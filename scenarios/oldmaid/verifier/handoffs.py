@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from scenarios.game_records import (
+from scenarios.oldmaid.verifier.records import (
     _MALFORMED,
     GameRecords,
     Record,

@@ -1,4 +1,4 @@
-"""The checks that the turn travels the ring: (a) the handoffs, (b) the skips over players out.
+"""What the verifier finds of the turn going round: (a) the handoffs, (b) the skips over the out.
 
 Peers are not required to keep a log: an independent (interop) peer writes
 none. The chain check tolerates exactly the gaps that two log-less peers in
@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from scenarios.check_result import HANDOFF, SKIPS, CheckResult, _result
-from scenarios.game_records import (
+from scenarios.oldmaid.verifier.finding import HANDOFF, SKIPS, Finding, _result
+from scenarios.oldmaid.verifier.handoffs import collect_handoffs
+from scenarios.oldmaid.verifier.records import (
     GameRecords,
     Record,
     _out_before,
@@ -24,7 +25,6 @@ from scenarios.game_records import (
     seat_order,
     table_events,
 )
-from scenarios.handoffs import collect_handoffs
 
 
 def _left(seats: list[str], nick: str, steps: int = 1) -> str:
@@ -54,11 +54,11 @@ def _when_out(outs: Mapping[str, float], nick: str) -> str:
     return f"out at t={outs[nick]:.6f}" if nick in outs else "never out"
 
 
-def check_handoffs(records: GameRecords) -> CheckResult:
+def verify_handoffs(records: GameRecords) -> Finding:
     """(a) The turn travels the ring: holder -> next player in, and the picker holds it next."""
     seats = seat_order(records)
     if not seats:
-        return CheckResult(HANDOFF, False, "no seat order: no 'started' record, no 'start' event")
+        return Finding(HANDOFF, False, "no seat order: no 'started' record, no 'start' event")
     problems: list[str] = []
     for nick, event in peer_events(records, "start"):
         if list(event.get("players", [])) != seats:
@@ -165,7 +165,7 @@ def check_handoffs(records: GameRecords) -> CheckResult:
     )
 
 
-def check_skips(records: GameRecords) -> CheckResult:
+def verify_skips(records: GameRecords) -> Finding:
     """(b) Each ``skip`` passes over a player who is out, and dialling moves one seat at a time.
 
     Once the table has recorded the game over, out players may stop
@@ -175,7 +175,7 @@ def check_skips(records: GameRecords) -> CheckResult:
     """
     seats = seat_order(records)
     if not seats:
-        return CheckResult(SKIPS, False, "no seat order")
+        return Finding(SKIPS, False, "no seat order")
     outs = out_times(records)
     over = over_record(records)
     over_t = over["t"] if over else math.inf

@@ -1,4 +1,4 @@
-"""The checks of how the game ended: one loser, the pairs, the out order, the exits, the lines."""
+"""What the verifier finds of a game's end: one loser, the pairs, the out order, exits, lines."""
 
 from __future__ import annotations
 
@@ -8,8 +8,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair, pair_key
-from scenarios.check_result import EXITS, LINES, LOSER, OUT_ORDER, PAIRS, CheckResult, _result
-from scenarios.game_records import (
+from scenarios.oldmaid.verifier.finding import (
+    EXITS,
+    LINES,
+    LOSER,
+    OUT_ORDER,
+    PAIRS,
+    Finding,
+    _result,
+)
+from scenarios.oldmaid.verifier.records import (
     GameRecords,
     _card,
     _out_before,
@@ -27,13 +35,13 @@ _TABLE_OVER_LINE = re.compile(
 LOST_LINE = "lost: holds the Old Maid"
 
 
-def check_loser(records: GameRecords) -> CheckResult:
+def verify_loser(records: GameRecords) -> Finding:
     """(c) Exactly one loser, holding only the joker, and everyone agrees who it is."""
     over = over_record(records)
     if over is None:
         aborted = table_events(records, "aborted")
         reason = f" (aborted: {aborted[-1].get('reason')})" if aborted else ""
-        return CheckResult(LOSER, False, "the table recorded no game over" + reason)
+        return Finding(LOSER, False, "the table recorded no game over" + reason)
     loser = over.get("loser")
     seats = seat_order(records)
     problems: list[str] = []
@@ -62,7 +70,7 @@ def check_loser(records: GameRecords) -> CheckResult:
     return _result(LOSER, problems, f"{loser} lost holding only the Old Maid")
 
 
-def check_pairs(records: GameRecords) -> CheckResult:
+def verify_pairs(records: GameRecords) -> Finding:
     """(c) 53 cards dealt once each; 26 pairs discarded, each of the 52 other cards once."""
     problems: list[str] = []
     deck = full_deck()
@@ -107,12 +115,12 @@ def check_pairs(records: GameRecords) -> CheckResult:
     return _result(PAIRS, problems, "53 cards dealt once; 26 pairs discarded, 52 cards once each")
 
 
-def check_out_order(records: GameRecords) -> CheckResult:
+def verify_out_order(records: GameRecords) -> Finding:
     """(c) The table's out order: N-1 players, as counted, and consistent with the peers' logs."""
     seats = seat_order(records)
     over = over_record(records)
     if over is None:
-        return CheckResult(OUT_ORDER, False, "the table recorded no game over")
+        return Finding(OUT_ORDER, False, "the table recorded no game over")
     problems: list[str] = []
     outs = table_events(records, "out")
     order = [r.get("nick") for r in outs]
@@ -152,10 +160,10 @@ def check_out_order(records: GameRecords) -> CheckResult:
     return _result(OUT_ORDER, problems, "out: " + ", ".join(str(n) for n in order))
 
 
-def check_exits(records: GameRecords) -> CheckResult:
+def verify_exits(records: GameRecords) -> Finding:
     """(c) Every process exited 0, as each peer's own ``exit`` event says too."""
     if not records.exits:
-        return CheckResult(EXITS, False, "no process exit codes")
+        return Finding(EXITS, False, "no process exit codes")
     problems = []
     for name, code in records.exits.items():
         if code is None:
@@ -174,7 +182,7 @@ def _ordinal(place: int) -> str:
     return f"{place}{suffix}"
 
 
-def check_lines(records: GameRecords) -> CheckResult:
+def verify_lines(records: GameRecords) -> Finding:
     """The last lines printed by the table and the peers tell the same result as the records."""
     seats = seat_order(records)
     over = over_record(records)

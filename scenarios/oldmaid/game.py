@@ -3,12 +3,12 @@
 ``run_scenario`` starts ``ring table`` on a free loopback port, waits for its
 ``table listening on HOST:PORT`` line, starts the peers through the ``ring``
 command, waits for every process under one deadline, and runs
-``scenarios.verify`` over the transcript and event logs. Whatever happens,
+``scenarios.oldmaid.verifier.verify`` over the transcript and event logs. Whatever happens,
 no process it started outlives it. ``format_result`` is the summary
 ``ring scenario N-players`` prints.
 
 ``Run`` (the processes under one deadline), ``verify_game`` and the line
-helpers of ``format_result`` are shared with ``scenarios.several_games``,
+helpers of ``format_result`` are shared with ``scenarios.oldmaid.several_games``,
 which plays several such games at one table.
 """
 
@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scenarios import verify
+from scenarios.oldmaid.verifier import verify
+from scenarios.oldmaid.verifier.verify import Finding, GameRecords, GameSummary
 from scenarios.processes import ChildProcess, ProcessResult, ring_command
-from scenarios.verify import CheckResult, GameRecords, GameSummary
 
 # The seed ``ring scenario N-players`` uses without --seed. Chosen (with the
 # real table and peers) so that the 8-player game has at least one skip;
@@ -50,14 +50,14 @@ class ScenarioResult:
     processes: dict[str, ProcessResult] = field(default_factory=dict)
     records: GameRecords | None = None
     summary: GameSummary | None = None
-    checks: list[CheckResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     wall_time: float | None = None  # first process start to last exit
     still_running: list[str] = field(default_factory=list)  # at the deadline
     error: str | None = None  # the scenario could not even be played out
 
     @property
     def ok(self) -> bool:
-        return self.error is None and bool(self.checks) and all(c.ok for c in self.checks)
+        return self.error is None and bool(self.findings) and all(c.ok for c in self.findings)
 
 
 def run_scenario(
@@ -82,7 +82,7 @@ def run_scenario(
     literal brace is written ``{{``). They need not keep an event log; their
     processes are named x1, x2, ...
 
-    The rest serve runs off loopback (``scenarios.lan``): ``prefix(name)`` is
+    The rest serve runs off loopback (``scenarios.oldmaid.lan``): ``prefix(name)`` is
     put before the command of the process of that name (say, ``ip netns exec
     NS``); the table listens on ``table_host``; ``table_args`` and
     ``peer_args`` are appended to the table's and each ``ring peer``'s
@@ -243,7 +243,7 @@ def verify_game(
     """Load one game's records into ``result``, summarise them and run every check."""
     result.records = verify.load_records(transcript, event_logs, exits=exits, lines=lines)
     result.summary = verify.summarise(result.records)
-    result.checks = verify.verify(result.records)
+    result.findings = verify.verify(result.records)
 
 
 def format_result(result: ScenarioResult) -> str:
@@ -254,7 +254,7 @@ def format_result(result: ScenarioResult) -> str:
     lines.append(f"  wall time {wall}")
     if result.error:
         lines.append(f"ERROR {result.error}")
-    lines += check_lines(result.checks)
+    lines += finding_lines(result.findings)
     if not result.ok:
         lines += stderr_lines(result.processes.values())
     return "\n".join(lines)
@@ -274,8 +274,8 @@ def summary_lines(result: ScenarioResult) -> list[str]:
     ]
 
 
-def check_lines(checks: Iterable[CheckResult]) -> list[str]:
-    return [f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}" for check in checks]
+def finding_lines(findings: Iterable[Finding]) -> list[str]:
+    return [f"{'PASS' if f.ok else 'FAIL'}  {f.name}: {f.detail}" for f in findings]
 
 
 def stderr_lines(processes: Iterable[ProcessResult]) -> list[str]:

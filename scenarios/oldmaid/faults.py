@@ -23,8 +23,8 @@ every process started here is killed and reaped before the scenario returns.
 
 Here are the three faults and ``ring scenario fault-...``; the game they
 interrupt and the watching of its logs and processes are
-``scenarios.fault_game``, and what a run found and its checks
-``scenarios.fault_checks``.
+``scenarios.oldmaid.fault_game``, and what a run found and its checks
+``scenarios.oldmaid.fault_findings``.
 """
 
 from __future__ import annotations
@@ -39,18 +39,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from scenarios import oldmaid_game, processes
-from scenarios.fault_checks import (
+from scenarios import processes
+from scenarios.oldmaid import game as oldmaid_game
+from scenarios.oldmaid.fault_findings import (
     FaultResult,
-    exit_checks,
+    exit_findings,
     seconds,
-    status_check,
-    stop_peer_checks,
-    table_abort_checks,
-    watcher_check,
+    status_finding,
+    stop_peer_findings,
+    table_abort_findings,
+    watcher_finding,
 )
-from scenarios.fault_game import FaultGame, LogTail, StatusPoller, wait_exits, watch
-from scenarios.oldmaid_game import TABLE
+from scenarios.oldmaid.fault_game import FaultGame, LogTail, StatusPoller, wait_exits, watch
+from scenarios.oldmaid.game import TABLE
 
 NAMES = ("fault-kill-peer", "fault-kill-table", "fault-stop-peer")
 PLAYERS = 6
@@ -120,11 +121,11 @@ def _kill_peer(game: FaultGame, result: FaultResult, deadline: float) -> None:
     poller.join(timeout=max(0.0, deadline - time.monotonic()))
     result.status = poller.last
     result.processes = game.reap()
-    result.checks = [
-        *exit_checks(result, survivors, EXIT_BOUND),
-        *table_abort_checks(game, result, victim),
-        status_check(result, victim),
-        watcher_check(game, result, survivors, victim),
+    result.findings = [
+        *exit_findings(result, survivors, EXIT_BOUND),
+        *table_abort_findings(game, result, victim),
+        status_finding(result, victim),
+        watcher_finding(game, result, survivors, victim),
     ]
 
 
@@ -145,7 +146,7 @@ def _kill_table(game: FaultGame, result: FaultResult, deadline: float) -> None:
     survivors = game.peers()
     wait_exits(survivors, min(deadline, result.fault_at + EXIT_BOUND + 5), result.exit_at)
     result.processes = game.reap()
-    result.checks = exit_checks(result, survivors, EXIT_BOUND)
+    result.findings = exit_findings(result, survivors, EXIT_BOUND)
 
 
 def _stop_peer(game: FaultGame, result: FaultResult, deadline: float) -> None:
@@ -184,7 +185,7 @@ def _stop_peer(game: FaultGame, result: FaultResult, deadline: float) -> None:
         result.exit_at,
     )
     result.processes = game.reap()
-    result.checks = stop_peer_checks(
+    result.findings = stop_peer_findings(
         game,
         result,
         survivors,
@@ -239,7 +240,7 @@ def format_result(result: FaultResult) -> str:
         lines.append(f"  {name:<9} exit {process.returncode} after {seconds(after)}: {said}")
     if result.error:
         lines.append(f"ERROR {result.error}")
-    for check in result.checks:
+    for check in result.findings:
         lines.append(f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
     return "\n".join(lines)
 

@@ -6,11 +6,11 @@ peers are spread over hosts b and c. No peer is told where the table is: each
 runs ``ring peer`` without ``--server`` (nor ``--host``), so it must browse
 for the table and listen on its own host's address, the one facing the table.
 
-The game is played and verified by ``scenarios.oldmaid_game`` and
-``scenarios.verify`` exactly as ``ring scenario 8-players`` is, with two more
+The game is played and verified by ``scenarios.oldmaid.game`` and
+``scenarios.oldmaid.verifier.verify`` exactly as ``ring scenario 8-players`` is, with two more
 checks: every peer joined from its own host's address and announced it (so
 the ring really crossed the bridge), and nothing of the LAN is left once it
-is torn down. Teardown happens however the run ends (see ``scenarios.netns``).
+is torn down. Teardown happens however the run ends (see ``scenarios.oldmaid.netns``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scenarios import netns, oldmaid_game, processes
-from scenarios.verify import CheckResult, table_events
+from scenarios import processes
+from scenarios.oldmaid import game as oldmaid_game
+from scenarios.oldmaid import netns
+from scenarios.oldmaid.verifier.verify import Finding, table_events
 
 # Chosen so that the game shows skips over players who are out, as the
 # 8-player default does; tests/scenarios/test_lan.py asserts that it still does.
@@ -56,7 +58,7 @@ class LanResult:
     bridge_netns: str = ""
     hosts: dict[str, netns.Host] = field(default_factory=dict)  # by process name
     joins: dict[str, Join] = field(default_factory=dict)
-    checks: list[CheckResult] = field(default_factory=list)  # placement and teardown
+    findings: list[Finding] = field(default_factory=list)  # placement and teardown
     setup_time: float | None = None
     teardown_time: float | None = None
     stale_removed: list[str] = field(default_factory=list)
@@ -68,13 +70,13 @@ class LanResult:
             self.error is None
             and self.game is not None
             and self.game.ok
-            and bool(self.checks)
-            and all(c.ok for c in self.checks)
+            and bool(self.findings)
+            and all(c.ok for c in self.findings)
         )
 
     @property
-    def all_checks(self) -> list[CheckResult]:
-        return [*(self.game.checks if self.game else []), *self.checks]
+    def all_findings(self) -> list[Finding]:
+        return [*(self.game.findings if self.game else []), *self.findings]
 
 
 def placement(nicks: Sequence[str]) -> dict[str, str]:
@@ -103,7 +105,7 @@ def read_joins(game: oldmaid_game.ScenarioResult) -> dict[str, Join]:
     return joins
 
 
-def check_placement(result: LanResult, nicks: Sequence[str]) -> CheckResult:
+def check_placement(result: LanResult, nicks: Sequence[str]) -> Finding:
     """Every peer joined from, announced and was seated at its own host's address."""
     problems = []
     game = result.game
@@ -127,9 +129,9 @@ def check_placement(result: LanResult, nicks: Sequence[str]) -> CheckResult:
         if started and seated.get(nick) != host.address:
             problems.append(f"{nick} was seated at {seated.get(nick)}, not {host.address}")
     if problems:
-        return CheckResult(PLACEMENT, False, "; ".join(problems))
+        return Finding(PLACEMENT, False, "; ".join(problems))
     roles = sorted({result.hosts[nick].role for nick in nicks})
-    return CheckResult(
+    return Finding(
         PLACEMENT,
         True,
         f"{len(nicks)} peers on hosts {', '.join(roles)} each joined from and listened on "
@@ -185,14 +187,14 @@ def run_lan(
             lan.down()
             result.teardown_time = time.monotonic() - tearing
     result.joins = read_joins(result.game)
-    result.checks.append(check_placement(result, nicks))
+    result.findings.append(check_placement(result, nicks))
     left = lan.check_gone()
     if left or lan.teardown_errors:
         detail = "; ".join([*(f"{name} still exists" for name in left), *lan.teardown_errors])
-        result.checks.append(CheckResult(TEARDOWN, False, detail))
+        result.findings.append(Finding(TEARDOWN, False, detail))
     else:
-        result.checks.append(
-            CheckResult(
+        result.findings.append(
+            Finding(
                 TEARDOWN,
                 True,
                 f"{len(lan.namespaces)} namespaces (bridge, veths with them) deleted",
@@ -226,9 +228,9 @@ def format_result(result: LanResult) -> str:
         lines.append(f"  removed stale namespaces: {', '.join(result.stale_removed)}")
     if result.error:
         lines.append(f"ERROR {result.error}")
-    lines += [f"{'PASS' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in result.all_checks]
+    lines += [f"{'PASS' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in result.all_findings]
     if not result.ok:
-        failed = [c.name for c in result.all_checks if not c.ok]
+        failed = [c.name for c in result.all_findings if not c.ok]
         lines.append(f"FAILED: {', '.join(failed) or result.error or 'the game'}")
     return "\n".join(lines)
 

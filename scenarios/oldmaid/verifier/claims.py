@@ -1,4 +1,4 @@
-"""The check that every claim the table took could be true (protocol 14; issue 27).
+"""The finding that every claim the table took could be true (protocol 14; issue 27).
 
 The table refuses the claims it knows are false; this check reads its
 transcript and holds the game to the same knowledge, so a table that let
@@ -14,25 +14,25 @@ one through (or a transcript that was tampered with) fails:
   ``out_of_cards`` (rather than by discarding their last pair) could keep.
 
 Seats own the cards of the deal by position (draws go in seat order), so a
-check of who drew what (``scenarios.turn_checks``) stays apart from this one.
+check of who drew what (``scenarios.oldmaid.verifier.turns``) stays apart from this one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from scenarios.check_result import CLAIMS, CheckResult, _result
-from scenarios.game_records import GameRecords, _card, seat_order
+from scenarios.oldmaid.verifier.finding import CLAIMS, Finding, _result
+from scenarios.oldmaid.verifier.records import GameRecords, _card, seat_order
 from services.oldmaid.scrutiny import KEPT, fewest_cards, out_run_to_the_right
 
 DECK_SIZE = 53
 
 
-def check_claims(records: GameRecords) -> CheckResult:
+def verify_claims(records: GameRecords) -> Finding:
     """(e) Every claim the table took could be true, by what the table knew."""
     seats = seat_order(records)
     if not seats:
-        return CheckResult(CLAIMS, False, "no seat order: no 'started' record, no 'start' event")
+        return Finding(CLAIMS, False, "no seat order: no 'started' record, no 'start' event")
     problems: list[str] = []
     owner: dict[object, str] = {}
     dealt: Counter[str] = Counter()
