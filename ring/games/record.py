@@ -1,7 +1,8 @@
 """One game record for every service: the envelope, the in-process hub, one reader.
 
-Every game of every service is recorded the same way (WIRE.md, "Game
-records"): a ``start`` record (service, game number, players with their seats
+Every game of every service is recorded the same way (docs/logs.md, "Game
+records (every service)", which each docs/protocols/*.md cites for its
+transcripts): a ``start`` record (service, game number, players with their seats
 or colours, seed, the options that decide the game), then the game's own
 records in its own terms (plain JSON objects with an ``event`` or ``dir``
 field), then an ``end`` record (winners and losers or a draw, the reason in

@@ -4,7 +4,7 @@ Requests (and the table's ``game_over`` notice) are a tagged union on
 ``cmd``; every reply is one ``Reply`` struct whose fields depend on the
 request it answers. Decoding errors name the offending field, as msgspec
 reports it (``... - at `$.nick```), so an error reply tells a student exactly
-what to fix. Extra fields are ignored (WIRE.md).
+what to fix. Extra fields are ignored (docs/protocols/oldmaid.md 3).
 """
 
 from __future__ import annotations
@@ -116,8 +116,8 @@ class GiveUp(Message, tag="give_up"):
     protocol towards it), or None when it cannot tell who; ``reason`` says
     what went wrong, as a clause that follows the nick ("did not answer
     offer within 10 s"). The table then aborts the game naming ``nick``, not
-    the player who waited for it (WIRE.md says a player who is still in and
-    leaves aborts the game; this says why).
+    the player who waited for it (docs/protocols/oldmaid.md 5.7 says a player
+    who is still in and leaves aborts the game; this says why).
     """
 
     nick: Nick | None = None

@@ -5,8 +5,9 @@ Messages go in with ``send``; bytes come out, to be written in one write.
 No sockets, no clock: the Trio layer (``ring.wire.transport``) drives it, and the
 tests drive two of them against each other.
 
-Every connection is a strict request/reply exchange (WIRE.md): a side never
-sends a second request before the reply to its first, with one exception:
+Every connection is a strict request/reply exchange (docs/protocols/oldmaid.md
+3): a side never sends a second request before the reply to its first, with
+one exception:
 the reports of a verified game (``received``, ``gave``: protocol 14.6) go to
 the table without waiting, and any request may follow them; the table
 answers in the order they came. Which requests a side

@@ -11,9 +11,9 @@ they came, so every reply is matched to its request in that order.
 A queued report goes out right before the next message to the table (so the
 table still hears everything in the order it happened), or at most
 ``REPORT_DELAY`` after it was queued, or as soon as ``REPORT_BATCH`` wait:
-a burst of writes, each message in its own (WIRE.md: a sender never puts
-two messages in one write), that the table reads in one wakeup, later than
-the handoff that made them. On a machine with fewer cores than players, a
+a burst of writes, each message in its own (docs/protocols/oldmaid.md 2: a
+sender never puts two messages in one write), that the table reads in one
+wakeup, later than the handoff that made them. On a machine with fewer cores than players, a
 report written and read at once took the core the next handoff needed
 (``make bench-ring``: about 0.4 ms of a 1.2 ms handoff); a burst of thirty,
 written and answered one by one, kept another peer from a core for 1-3 ms

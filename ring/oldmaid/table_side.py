@@ -257,7 +257,8 @@ class TableSide:
             reply = await self.request(discard)
             if not reply.ok:
                 # A game decided while pairs were missing may end before our
-                # last pair arrives (WIRE.md); then there is nothing to refuse.
+                # last pair arrives (docs/protocols/oldmaid.md 7.9); then there is
+                # nothing to refuse.
                 if await self.game_is_over():
                     return
                 first, second = pair

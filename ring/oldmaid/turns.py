@@ -278,9 +278,9 @@ class Turns:
     def give(self, pick: Pick, offered: int) -> Reply:
         """The answer to a pick from the ``offered`` cards: the card, or an error (6.3).
 
-        WIRE.md: the handout's "between 0 and number_of_cards_left" was read
-        inclusively by real clients, so ``card_num`` == ``offered`` is the
-        last card.
+        docs/protocols/oldmaid.md 13.3: the handout's "between 0 and
+        number_of_cards_left" was read inclusively by real clients, so
+        ``card_num`` == ``offered`` is the last card.
         """
         index = offered - 1 if pick.card_num == offered else pick.card_num
         try:

@@ -1,6 +1,7 @@
-"""WIRE.md's flood rule, for every service's server: after 100 bad messages in a row on
-one connection (the number Reversi uses for bad moves), the last one is answered, in the
-protocol's own error form, and that connection is closed.
+"""The flood rule (docs/protocols/oldmaid.md 3, fishnet.md "Errors"), for every service's
+server: after 100 bad messages in a row on one connection (the number Reversi uses for
+bad moves), the last one is answered, in the protocol's own error form, and that
+connection is closed.
 
 A message is bad when the server answers it with its protocol's error (garbage, an
 unknown command, a missing field, a request that makes no sense now); anything the

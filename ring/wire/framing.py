@@ -6,8 +6,9 @@ output with no delimiter, so objects may also arrive back to back. TCP may
 split or merge any of them, so the splitter tracks brace depth and string
 state across arbitrary chunks instead of splitting on newlines.
 
-Resynchronisation (WIRE.md): a run of bytes that is not a JSON object is
-reported as soon as it is seen and discarded through the next newline. A raw
+Resynchronisation (docs/protocols/oldmaid.md 2): a run of bytes that is not a
+JSON object is reported as soon as it is seen and discarded through the next
+newline. A raw
 newline inside an object (JSON strings cannot hold one) ends that object as
 malformed, so a truncated message never swallows the one after it.
 """

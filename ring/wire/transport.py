@@ -1,7 +1,7 @@
 """The Trio layer under every protocol: one connection, one sans-IO object.
 
-``Connection`` writes each message in a single ``send_all`` (WIRE.md: one
-message per write) and waits for events under a timeout, so no network wait
+``Connection`` writes each message in a single ``send_all`` (docs/protocols/oldmaid.md 2:
+one message per write) and waits for events under a timeout, so no network wait
 in the project can hang. ``observer`` sees every message in both directions;
 the table uses it for its transcript.
 """
@@ -81,10 +81,11 @@ class Connection:
             self._send_lock.release()
 
     async def send_each(self, *messages: Any, timeout: float | None = None) -> None:
-        """Write ``messages`` one after the other, each in its own write (WIRE.md), with
-        no other task run between them: a picker's ``ok`` and ``pick`` to an offerer that
-        reads a stream, where a turn of the loop between the two would only delay the
-        pick that the offerer waits for. A checkpoint before the first and after the last."""
+        """Write ``messages`` one after the other, each in its own write
+        (docs/protocols/oldmaid.md 2), with no other task run between them: a picker's ``ok``
+        and ``pick`` to an offerer that reads a stream, where a turn of the loop between the
+        two would only delay the pick that the offerer waits for. A checkpoint before the
+        first and after the last."""
         await self._take_send_lock()
         try:
             limit = self.timeout if timeout is None else timeout
@@ -276,5 +277,5 @@ def _write_now(stream: trio.abc.SendStream, data: bytes) -> int:
 
 
 def plain_ip(host: str) -> str:
-    """Dotted IPv4 for an IPv4-mapped IPv6 address (WIRE.md: never ``::ffff:``)."""
+    """Dotted IPv4 for an IPv4-mapped IPv6 address (oldmaid.md 5.1: never ``::ffff:``)."""
     return host.removeprefix("::ffff:") if host.startswith("::ffff:") and "." in host else host

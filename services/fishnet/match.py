@@ -27,7 +27,7 @@ What stays FishNet's own, and why:
 - The shutdown: a game under way or waiting tells its clients ``error
   server_shutting_down``, then its record ends as it stands, with the books.
 
-Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
+Choices beyond the handout (docs/protocols/fishnet.md "The game"):
 
 - A player who closes, sends ``quit`` mid-game, cannot be written to (it
   stops reading for ``send_timeout``, or its connection breaks), or does not
@@ -119,8 +119,8 @@ class Client:
     prelude: Held = field(default_factory=Held)  # for ring.games.match: its game's kept records
     # Where its records go once it is in a match: kept, then the game's record.
     log: Callable[..., None] = field(default=lambda **fields: None, repr=False)
-    # WIRE.md's flood rule (ring.wire.flood): the errors it was sent in a row, the server's
-    # other lines (yourturn aside) starting the count again.
+    # The flood rule (fishnet.md "Errors", ring.wire.flood): the errors it was sent in a
+    # row, the server's other lines (yourturn aside) starting the count again.
     bad_run: BadRun = field(default_factory=BadRun)
 
     def told(self, message: ServerMessage) -> None:
@@ -247,7 +247,9 @@ class Match:
                     seat.match = None
 
     async def shut_down(self) -> None:
-        """Tell this game's clients that the server is stopping (WIRE.md's error, then close)."""
+        """Tell this game's clients that the server is stopping (an error, then close).
+
+        ``error server_shutting_down``: docs/protocols/fishnet.md "Errors"."""
         if self.report is not None:
             return  # it has ended and said so; its task has not unwound yet
         try:

@@ -5,7 +5,7 @@ server's or the client's end does (``BadLine`` when it is not a message).
 The connection that holds both ends to the conversation is
 ``services.fishnet.protocol``.
 
-Decisions beyond the handout and WIRE.md:
+Decisions beyond the handout (docs/protocols/fishnet.md "Lines", "Messages"):
 
 - Arguments are separated by runs of spaces or tabs; whitespace around a line
   is ignored, and commands are matched case-insensitively (we always send

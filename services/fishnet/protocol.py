@@ -14,18 +14,19 @@ or ``pass``; a ``request`` stays open until the server answers it with
 
 The server end reports what is wrong with a client line as ``Invalid(reason)``
 and stays usable: the server answers ``error <reason>`` and decides what else
-to do (WIRE.md: ``yourturn`` again on the requester's turn). The client end
-trusts the server to referee, so a server line that is malformed or makes no
-sense raises ``RemoteProtocolError``. A line over the limit raises
-``RemoteProtocolError`` on either end: nothing after it can be trusted, so the
-server sends ``error line_too_long`` and closes.
+to do (docs/protocols/fishnet.md "Errors": ``yourturn`` again on the
+requester's turn). The client end trusts the server to referee, so a server
+line that is malformed or makes no sense raises ``RemoteProtocolError``. A
+line over the limit raises ``RemoteProtocolError`` on either end: nothing
+after it can be trusted, so the server sends ``error line_too_long`` and
+closes.
 
 This module is the connection (``Link``) and its ``LineBuffer``, and where
 the protocol is imported from: it re-exports the messages and their parsing
 (``services.fishnet.messages``, with the decisions on arguments, ranks and
 names).
 
-Decisions beyond the handout and WIRE.md:
+Decisions beyond the handout (docs/protocols/fishnet.md "Lines", "Errors"):
 
 - The limit is 4 KiB of line content, without its ``\\r\\n`` or ``\\n``.
 - Bytes left without a newline when the other side closes are not a message
@@ -110,7 +111,7 @@ __all__ = [
     "parse_line",
 ]
 
-MAX_LINE = 4096  # bytes of line content (WIRE.md: 4 KiB for the line protocols)
+MAX_LINE = 4096  # bytes of line content (fishnet.md "Lines": 4 KiB for the line protocols)
 
 
 class LineBuffer:

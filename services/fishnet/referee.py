@@ -4,7 +4,7 @@ The server's sans-IO core. ``Referee`` wraps a ``FishNetGame`` and answers
 each action with the messages both seats get, in the order the server writes
 them, so the Trio server only delivers them, and a test can check a whole
 game without sockets. Every message a player gets follows from its own
-view of the game (WIRE.md):
+view of the game (docs/protocols/fishnet.md "The game"):
 
 - the deal: ``fish r`` for each card dealt to it, ``oppmakes r`` for each
   book the opponent made while being dealt (its own books it infers, or

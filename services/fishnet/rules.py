@@ -10,7 +10,7 @@ carry suits or not (the later interactive Go Fish imports it): ranks, the
 deck, and books. Cards there are anything with a rank; ``rank_of`` says how
 to read it, and FishNet's cards are their ranks.
 
-Rules beyond the handout and WIRE.md:
+Rules beyond the handout (docs/protocols/fishnet.md "The game"):
 
 - The deal alternates, one card at a time, starting with the first player.
   Books made during the deal are removed at once and recorded in order with

@@ -16,7 +16,7 @@ Pairing: ``play <team> <opponent>`` with a built-in player's name (any case)
 starts a game at once; otherwise the client waits until a client sends
 ``play <opponent> <team>``, at most ``wait_timeout``.
 
-Choices beyond the handout and WIRE.md (docs/protocols/fishnet.md):
+Choices beyond the handout (docs/protocols/fishnet.md "Seeds and replay", "Transcripts"):
 
 - A game's seed comes from the server's seed, the two names (in lower case
   and sorted) and n, counting their earlier games on this server, so a
@@ -160,7 +160,8 @@ class FishNetServer:
         peer = host if port is None else f"{host}:{port}"
         client = Client(next(self._numbers), peer, host, conn, link, assigned=seat)
         # Every line in and out passes here, in the order written: it counts the errors
-        # (WIRE.md's flood rule, whichever task writes them), and records when asked.
+        # (the flood rule, fishnet.md "Errors", whichever task writes them), and records
+        # when asked.
         conn.observer = functools.partial(self._observe, client)
         try:
             await self._converse(client)
@@ -255,7 +256,8 @@ class FishNetServer:
                 return None
             reason = event.reason if isinstance(event, Invalid) else "play_first"
             if not await self._send(client, Error(reason)) or client.bad_run.reached:
-                return None  # (WIRE.md: its 100th bad line in a row, answered, closes it)
+                # (fishnet.md "Errors": its 100th bad line in a row, answered, closes it)
+                return None
 
     async def _read(self, client: Client, game: Match) -> None:
         """Answer bad lines at once; forward moves, the first quit and the close to the game."""
@@ -267,8 +269,8 @@ class FishNetServer:
                 await self._send(client, Error(exc.reason))
                 event = Closed()
             if isinstance(event, Invalid):
-                # WIRE.md: on the client's own turn, it is asked again; its 100th bad
-                # line in a row, answered, closes it (as if it had left).
+                # fishnet.md "Errors": on the client's own turn, it is asked again; its
+                # 100th bad line in a row, answered, closes it (as if it had left).
                 if not await self._send(client, Error(event.reason)):
                     event = Closed()
                 elif client.bad_run.reached:

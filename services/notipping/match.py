@@ -24,7 +24,8 @@ counted from the end of writing its ``ROUND`` to the arrival of its answer;
 an answer already waiting costs nothing. The clock is a
 ``ring.games.clock.TurnClock``: the time the server's loop spent in long stretches
 of its own work (another game's step, a collection) is not charged. A player
-past its budget gets ``INVALID;`` ``LOSE;`` (WIRE.md: "loses the same way").
+past its budget gets ``INVALID;`` ``LOSE;``: it loses as for an invalid move
+(docs/protocols/notipping.md 5, steps 10 and 11).
 With the budget off (0), one move may still take at most ``wait_timeout``: no
 one waits for an opponent longer than that, in a game or before it. Every
 write gives up after ``send_timeout`` (the player is then treated as gone).

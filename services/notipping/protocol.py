@@ -15,10 +15,10 @@ matters is the colons and semicolons"):
   (``add:3:-2;``); numbers are decimal integers with an optional sign.
 - The client end splits the server's fields at ``:`` and the lists inside a
   field (weights, the 21 numbers of the state) at whitespace.
-- Limit: ``max_message`` bytes (4096 by default, WIRE.md's limit for line
-  protocols) since the end of the last message, whitespace included. Past
-  it, ``MessageTooLong`` at once, without waiting for the ``;``; the
-  connection is done.
+- Limit: ``max_message`` bytes (4096 by default, the limit for line
+  protocols: docs/protocols/notipping.md 2) since the end of the last
+  message, whitespace included. Past it, ``MessageTooLong`` at once, without
+  waiting for the ``;``; the connection is done.
 - A message cut off by the close (bytes after the last ``;``, other than
   whitespace) is reported as ``Garbled`` before ``Closed`` (``ring.wire.sansio``'s,
   as every protocol of the project reports a close).

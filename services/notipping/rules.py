@@ -1,8 +1,8 @@
 """No Tipping as the server referees it: pure state, integers only, no I/O, no clock.
 
-The lever (WIRE.md): positions -10..10, a 3 kg board centred at 0 resting on
-supports at -3 and -1, and a 3 kg block at -4 from the start. Each player
-holds weights 1..max_weight. The board tips when the net torque about either
+The lever (docs/protocols/notipping.md 4): positions -10..10, a 3 kg board
+centred at 0 resting on supports at -3 and -1, and a 3 kg block at -4 from
+the start. Each player holds weights 1..max_weight. The board tips when the net torque about either
 support would turn it off that support:
 
     about -3 (the left support):  sum of w * (x + 3) < 0   tips to the left

@@ -2,8 +2,8 @@
 
 ``rules.Game`` decides every move; this module only seats players and forms
 games, and ``match`` plays each one (its messages, clocks and transcript).
-WIRE.md decides where the handout is silent; the choices below are this
-server's where both are.
+The course decides where the handout is silent (docs/protocols/notipping.md 12);
+the choices below are this server's where both are.
 
 Seating. Joins fill the seats of the game being formed. ``JOINREQUEST:h:p;``
 gets ``GRANTED;`` when seat p of that game is free, else ``DENIED;`` (seat

@@ -5,9 +5,9 @@ here and each ``RefereeError`` into an error reply. Keeping the rules free of
 sockets and time lets the tests play thousands of whole games in a second,
 and makes a game a function of its seed and its requests alone.
 
-What the table can and cannot know (WIRE.md): it deals every card, so it
-knows which cards have been drawn and which are discarded, but picks between
-peers are invisible to it. Once cards pass between players it cannot tell
+What the table can and cannot know (docs/protocols/oldmaid.md 5.3): it deals
+every card, so it knows which cards have been drawn and which are discarded,
+but picks between peers are invisible to it. Once cards pass between players it cannot tell
 who holds one, so any player may then discard any pair of drawn, not yet
 discarded cards. What it can still check (a discard before any card could
 have passed, a claim of an empty hand that must hold more, a card claimed
@@ -223,8 +223,8 @@ class TableGame(Reports, Claims):
         """A player's table connection closed: a free seat, nothing, or the end of the game.
 
         A player who is out no longer matters to the game, so it may leave
-        (WIRE.md); the loser leaving once the game is decided ends it. Any
-        other player still in leaving aborts the game, but while an
+        (docs/protocols/oldmaid.md 5.7); the loser leaving once the game is
+        decided ends it. Any other player still in leaving aborts the game, but while an
         accusation waits for its verdict (a player that accused someone
         leaves once it has said so), only the accused leaving settles it.
         """
@@ -323,7 +323,7 @@ class TableGame(Reports, Claims):
         if self.undrawn > 0:
             for card in (first, second):
                 self._check_own_deal(nick, card)
-        # A true flag counts only once the deck is empty (WIRE.md), like out_of_cards.
+        # A true flag counts only once the deck is empty (protocol 5.3), like out_of_cards.
         goes_out = declares_out and self.undrawn == 0
         if goes_out:
             self._check_claim(nick, pairs=self._pairs_by[nick] + 1)
@@ -347,7 +347,7 @@ class TableGame(Reports, Claims):
         self._require(GameState.PLAYING)
         self._seat(nick)
         # A hand can empty during the draw and fill again, so only an empty
-        # hand after the last card was dealt counts (WIRE.md).
+        # hand after the last card was dealt counts (docs/protocols/oldmaid.md 5.4).
         if self.undrawn > 0 or nick in self._out:
             return False
         self._check_claim(nick, pairs=self._pairs_by[nick])

@@ -43,7 +43,7 @@ class TableConfig:
     turn_timeout: float = 300.0
     linger: float = 10.0
     # Once every player but one is out, how long to wait for pairs still
-    # undiscarded before ending the game without them (WIRE.md).
+    # undiscarded before ending the game without them (docs/protocols/oldmaid.md 7.9).
     last_pair_grace: float = 2.0
     # An accusation that names the accused (protocol 5.9) waits this long for a
     # counter-accusation before the game is aborted on it.

@@ -74,7 +74,8 @@ class Client:
     answered: bool = False  # the join reply is written (or being written)
     closed: bool = False
     joined_at: float = 0.0  # when its join was accepted: the wait for the start counts from here
-    bad_run: BadRun = field(default_factory=BadRun)  # WIRE.md's flood rule (ring.wire.flood)
+    # The flood rule (docs/protocols/oldmaid.md 3, ring.wire.flood).
+    bad_run: BadRun = field(default_factory=BadRun)
 
 
 class Game:

@@ -208,7 +208,7 @@ class TableServer:
                 client.bad_run.good()
             if reply is not None and not await client.conn.send_or_close(reply):
                 return
-            if flooded:  # WIRE.md: the 100th bad message in a row is answered, then closed
+            if flooded:  # oldmaid.md 3: the 100th bad message in a row is answered, then closed
                 return
             if client.game is not None:
                 await client.game.announce_end()

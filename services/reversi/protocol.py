@@ -24,7 +24,7 @@ newlines, with any ASCII whitespace between them, split anywhere, and raises
 ``RemoteProtocolError`` for anything else, for the same order broken, and for
 a message cut off by the close.
 
-How the server end reads a client (the handout and WIRE.md leave these open):
+How the server end reads a client (the handout leaves these open; docs/protocols/reversi.md 6):
 
 - Whitespace is ASCII space, tab, ``\\r``, ``\\n``, ``\\v``, ``\\f``.
 - The name. Whitespace before it is skipped (blank lines too). Then must come
@@ -33,10 +33,11 @@ How the server end reads a client (the handout and WIRE.md leave these open):
   * at a newline, after optional spaces, tabs or ``\\r`` (``Nteam \\r\\n``);
   * at ``name_silence()``, or when the client closes, with whatever has
     come (trailing spaces allowed). So a name of 10 characters sent with no
-    newline waits for the next byte, or the silence: WIRE.md's "the name ends
-    at 10 characters" is decided by the byte after the 10th, whatever the
-    packets, and an 11th name character refuses the name (the issue's "over
-    10 characters"), as a class would expect of a too-long team name.
+    newline waits for the next byte, or the silence: the end of a name at 10
+    characters (docs/protocols/reversi.md 6, "The name") is decided by the
+    byte after the 10th, whatever the packets, and an 11th name character
+    refuses the name (the issue's "over 10 characters"), as a class would
+    expect of a too-long team name.
 
   ``BadName(reason)`` refuses it, and the connection is done: ``missing N``
   (the first non-whitespace byte is something else), ``over 10 characters``,
@@ -136,7 +137,7 @@ __all__ = [
     "is_name",
 ]
 
-MAX_LINE = 4096  # WIRE.md: 4 KiB for the line protocols
+MAX_LINE = 4096  # docs/protocols/reversi.md 2: 4 KiB for the line protocols
 
 _WHITESPACE = b" \t\r\n\x0b\x0c"
 _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")

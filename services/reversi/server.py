@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 DEFAULT_PORT = 5410
-NAME_SILENCE = 0.2  # WIRE.md: a name without a newline ends after 200 ms of silence
+NAME_SILENCE = 0.2  # reversi.md 6: a name without a newline ends after 200 ms of silence
 MAX_EARLY_BYTES = 4096  # what a named player may send before its game starts
 UNNAMED = "closed before naming itself"  # a log line's words (docs/protocols/reversi.md)
 
@@ -149,7 +149,7 @@ class ReversiServer(Lobby):
                 self.log(f"{player.peer}: name refused, closing: a line over 4 KiB")
                 return None
             assert event is NEED_DATA, event
-            # Once a name has begun, 200 ms of silence ends it (WIRE.md).
+            # Once a name has begun, 200 ms of silence ends it (docs/protocols/reversi.md 6).
             started = protocol.name_started
             wait_until = trio.current_time() + NAME_SILENCE if started else deadline
             with trio.move_on_at(min(wait_until, deadline)) as scope:

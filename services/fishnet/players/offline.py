@@ -1,9 +1,9 @@
 """A whole FishNet game between two players in one process, with no server.
 
 ``play_game`` referees it with ``FishNetGame`` and talks to both players only
-in protocol lines, as WIRE.md's server would, so neither side can see a
-hidden card: the only path from the game to a player is a string the real
-server would send that player. The benches and tests play the built-in
+in protocol lines, as the server of docs/protocols/fishnet.md would, so
+neither side can see a hidden card: the only path from the game to a player
+is a string the real server would send that player. The benches and tests play the built-in
 players against each other with it.
 """
 
@@ -44,8 +44,9 @@ def play_game(
     """Referee a whole game between ``players[0]`` and ``players[1]``.
 
     ``game`` is a freshly dealt game or its seed. Each player hears exactly the
-    lines WIRE.md's server would send it (``youmake`` as with ``--youmake``),
-    and ``listener(player, line)``, if given, hears them too. A player's
+    lines the server of docs/protocols/fishnet.md would send it (``youmake``
+    as with ``--youmake``), and ``listener(player, line)``, if given, hears
+    them too. A player's
     illegal reply raises ``RuleError``. Two players that passed forever with
     an empty deck would never finish, so more than ``max_actions`` requests
     and passes raise ``RuntimeError`` (none of the built-in players does that).
