@@ -1,8 +1,8 @@
-"""A student's program under test: started as WIRE.md says, and never outliving its case.
+"""A student's program under test: started as programs.md 1-2 says, never outliving its case.
 
 ``ring check`` (and later ``ring tournament``) gets a program as a command
-line. ``Program.start`` replaces the placeholders of WIRE.md ("Programs under
-test") wherever they appear in its arguments, sets the same values in its
+line. ``Program.start`` replaces the placeholders of docs/protocols/programs.md
+(section 1) wherever they appear in its arguments, sets the same values in its
 environment, and starts it in a process group of its own with standard input
 closed and its output going to two files of the case's directory (files, not
 pipes: a program that prints a lot never blocks on a reader that is busy).
@@ -58,7 +58,7 @@ RUN_TAG = "CARDRING_RUN"
 PROC = Path("/proc")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
-# WIRE.md's placeholders and the environment variable that carries each.
+# The placeholders of docs/protocols/programs.md 1 and the environment variable of each.
 PLACEHOLDERS = {
     "host": "CARDRING_HOST",
     "port": "CARDRING_PORT",
@@ -82,7 +82,8 @@ def substitute(argv: Sequence[str], values: Mapping[str, str]) -> list[str]:
     """
     unknown = set(values) - set(PLACEHOLDERS)
     if unknown:
-        raise ValueError(f"not a placeholder of WIRE.md: {', '.join(sorted(unknown))}")
+        unknown_list = ", ".join(sorted(unknown))
+        raise ValueError(f"not a placeholder of docs/protocols/programs.md: {unknown_list}")
     result = []
     for arg in argv:
         for key, value in values.items():
@@ -92,7 +93,7 @@ def substitute(argv: Sequence[str], values: Mapping[str, str]) -> list[str]:
 
 
 def environment(values: Mapping[str, str], base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The program's environment: ours (or ``base``), with the values under WIRE.md's names."""
+    """The program's environment: ours (or ``base``), the values under programs.md 1's names."""
     env = dict(os.environ if base is None else base)
     env.update({PLACEHOLDERS[key]: value for key, value in values.items()})
     env.setdefault("PYTHONUNBUFFERED", "1")  # a Python student's prints reach the log at once

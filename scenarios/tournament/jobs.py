@@ -20,7 +20,7 @@ OUTPUT_KEPT = 1024 * 1024
 
 
 class Entrant(msgspec.Struct, frozen=True):
-    """One entrant: a program's command (WIRE.md's placeholders in it), or a built-in
+    """One entrant: a program's command (the placeholders of programs.md 1 in it), or a built-in
     player's level."""
 
     name: str

@@ -2,7 +2,7 @@
 
 The table is ``services.oldmaid.table.serve_table`` (the same referee, deal,
 verification and aborts as ``ring table``), for one game of K players,
-seeded with the game's seed. Each program is started with WIRE.md's
+seeded with the game's seed. Each program is started with programs.md 1's
 placeholders ({table} and {nick} among them) and known by its nick: a ring's
 peers dial each other, so there is no port per seat to tell them apart. The
 table starts the game once all K have joined, or ``connect_within`` after

@@ -5,7 +5,7 @@ loopback port per seat and hands the first connection on each to the server
 with that seat (``Lobby.handle``'s ``seat``), so a program is known by the
 port it dialled, never by the name it gives (two programs may well both call
 themselves "client"). A later connection on a seat's port is closed and
-logged. Each program is started with WIRE.md's placeholders, that seat's
+logged. Each program is started with programs.md 1's placeholders, that seat's
 port among them, under the tournament's limits.
 
 The game goes in three steps, each with its deadline:

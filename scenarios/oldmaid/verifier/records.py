@@ -90,7 +90,7 @@ def out_times(records: GameRecords) -> dict[str, float]:
     """The earliest evidence that each player was out.
 
     The table counts a player out before acknowledging ``out_of_cards``, and
-    a peer answers ``out`` only after that acknowledgement (WIRE.md), so
+    a peer answers ``out`` only after that acknowledgement (oldmaid.md 7.8), so
     either record bounds from above the moment the player stopped being in.
     """
     times: dict[str, float] = {}
