@@ -213,7 +213,7 @@ GC_YOUNG_THRESHOLD = 50_000
 # Young collections between middle ones (CPython's default is 10). A middle collection
 # walks every object that outlived a young one, the live state of every game and
 # connection (about 130 ms on the capacity bench), to find the cycles among them; the
-# server makes none (tests/ring/test_serve_garbage.py), so it comes ten times rarer.
+# server makes none (tests/ring/cli/test_serve_garbage.py), so it comes ten times rarer.
 GC_MIDDLE_THRESHOLD = 100
 
 

@@ -12,7 +12,7 @@ port, all at once. Each attack sends its chunks and then closes, aborts
 the honest games are over).
 
 An attack (``scenarios.bench.attacks``) is one hostile connection. The slow
-and hostile clients of ``tests/scenarios/test_hostile_clients.py`` use more
+and hostile clients of ``tests/scenarios/bench/test_hostile_clients.py`` use more
 of one: it may trickle its bytes one at a time (``pace``),
 wait for an answer before going on (``expect``), flood one message without
 ever reading until the server drops it (ending "flood"), or hold its place

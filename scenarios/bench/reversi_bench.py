@@ -19,7 +19,7 @@ Three parts, each figure printed beside its goal with MET or NOT MET:
    timed offline on positions from seeded random games, empties growing
    until some position takes over a second.
 3. **The rules' speed** against the plain reference implementation
-   (``tests/services/reversi_reference.py``) measured in the same run: legal
+   (``tests/helpers/reversi_reference.py``) measured in the same run: legal
    move generation per second over the positions of seeded random games, and
    perft to depth 6 from the start.
 

@@ -27,7 +27,7 @@ from scenarios.processes import ChildProcess, ProcessResult, ring_command
 
 # The seed ``ring scenario N-players`` uses without --seed. Chosen (with the
 # real table and peers) so that the 8-player game has at least one skip;
-# tests/scenarios/test_scenario.py asserts that it still does.
+# tests/scenarios/oldmaid/test_game.py asserts that it still does.
 DEFAULT_SEED = 2013
 
 HOST = "127.0.0.1"

@@ -29,7 +29,7 @@ from scenarios.oldmaid import netns
 from scenarios.oldmaid.verifier.verify import Finding, table_events
 
 # Chosen so that the game shows skips over players who are out, as the
-# 8-player default does; tests/scenarios/test_lan.py asserts that it still does.
+# 8-player default does; tests/scenarios/oldmaid/test_lan.py asserts that it still does.
 DEFAULT_SEED = 2013
 PLAYERS = 5
 TABLE_HOST = "a"

@@ -136,7 +136,7 @@ def ordinal(n):
 def pick_index(card_num, hand_len, one_based):
     """The index into the offered hand that a pick asks for, or None to refuse it.
 
-    Default: 0 <= card_num < n, and card_num == n as the last card (WIRE.md).
+    Default: 0 <= card_num < n, and card_num == n as the last card (docs/protocols/oldmaid.md 13.3).
     one_based (--pick-inclusive): the Python 2 reading ``hand.pop(card_num - 1)``,
     so 0 is -1 (the last card), n is the last card too, and only an index
     outside -n..n-1 (or a non-integer) is refused."""

@@ -1,4 +1,5 @@
-"""A student's program as WIRE.md starts it: real OS processes, killed whole at the end."""
+"""A student's program as docs/protocols/programs.md (1, 2) starts it: real OS processes,
+killed whole at the end."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from ring.cli import cliargs
 from ring.cli.app import build_parser
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import Service
+from tests.helpers.cli import subparser
 
 SHARED_PLAY = ["--server", "--name", "--timeout"]
 SHARED_BOT = [*SHARED_PLAY, "--level", "--games", "--seed"]
@@ -34,16 +35,9 @@ def _parser(**clients: object) -> argparse.ArgumentParser:
     return build_parser([toy], [])
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action.choices[name]
-    raise AssertionError(f"no command {name}")
-
-
 def _help(parser: argparse.ArgumentParser, verb: str, game: str) -> str:
     """What ``ring VERB GAME --help`` prints."""
-    return _subparser(_subparser(parser, verb), game).format_help()
+    return subparser(subparser(parser, verb), game).format_help()
 
 
 def test_every_client_takes_the_shared_flags_with_their_defaults() -> None:

@@ -4,7 +4,6 @@ service builds from ``ring serve``'s settings (its server replaced by a stand-in
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +16,7 @@ import trio
 from ring.cli.app import build_parser
 from ring.cli.registry import Service, declared_services
 from ring.cli.serve import settings_for
+from tests.helpers.cli import subparser
 
 GAMES = ["fishnet", "notipping", "reversi"]
 
@@ -25,18 +25,11 @@ def _service(name: str) -> Service:
     return next(service for service in declared_services() if service.name == name)
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action.choices[name]
-    raise AssertionError(f"no command {name}")
-
-
 def _help(*words: str) -> str:
     """What ``ring WORDS... --help`` prints."""
     parser = build_parser()
     for word in words:
-        parser = _subparser(parser, word)
+        parser = subparser(parser, word)
     return parser.format_help()
 
 

@@ -36,7 +36,7 @@ from services.notipping.client import BotAgent as NoTippingBot
 from services.reversi import conversation as reversi
 from services.reversi.bots import make_player as reversi_player
 from services.reversi.client import BotAgent as ReversiBot
-from tests.cyclic_garbage import left_in_cycles
+from tests.helpers.cyclic_garbage import left_in_cycles
 
 WAIT = 20.0
 SERVICES = ("fishnet", "notipping", "oldmaid", "reversi")
@@ -113,7 +113,8 @@ async def read_to_the_end(stream: trio.SocketStream) -> None:
 async def hostile_connections(address: tuple[str, int]) -> None:
     """From 127.0.0.2, one machine of a class: more silent connections than the cap of
     one address (the first are evicted, closed by the server), and a flood of garbage
-    that the server ends (WIRE.md's flood rule, or the protocol's own)."""
+    that the server ends (the flood rule: docs/protocols/oldmaid.md 3, fishnet.md "Errors";
+    or the protocol's own)."""
     host, port = address
     silent = [
         await trio.open_tcp_stream(host, port, local_address=HOSTILE)

@@ -7,8 +7,7 @@ the transcripts, the stop.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,8 @@ import trio
 from ring.games.lobby import Lobby, ServerError, serve
 from ring.games.match import Match, Seat
 from ring.games.record import RecordHub, read_game
-from tests.ring.race_game import Client, LineWire, Race, State, shown
+from tests.helpers import servers
+from tests.helpers.race_game import Client, LineWire, Race, State, shown
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,8 @@ class RaceLobby(Lobby):
         return Match(Race(), players, (0, 0), number=number, seed=None, hub=self.hub)
 
 
-@asynccontextmanager
-async def running(config: RaceConfig) -> AsyncIterator[RaceLobby]:
-    async with trio.open_nursery() as nursery:
-        yield await nursery.start(serve, RaceLobby(config))
-        nursery.cancel_scope.cancel()
+def running(config: RaceConfig) -> AbstractAsyncContextManager[RaceLobby]:
+    return servers.running(serve, RaceLobby(config))
 
 
 async def sit(server: RaceLobby, seat: int, name: str) -> Client:

@@ -15,7 +15,7 @@ import trio.testing
 from ring.games.match import SHUT_DOWN, Arena, Match, Seat, Terms, Verdict, game_seed
 from ring.games.record import GameKey, RecordHub
 from ring.games.seeds import keyed_text
-from tests.ring.race_game import Client, LineWire, Race, State, shown
+from tests.helpers.race_game import Client, LineWire, Race, State, shown
 
 
 @dataclass

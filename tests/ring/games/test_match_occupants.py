@@ -12,7 +12,7 @@ import trio.testing
 
 from ring.games.match import Again, Match, Moved, Seat, Terms, Verdict
 from ring.games.record import GameKey, Held, RecordHub
-from tests.ring.race_game import Client, LineWire, Race, State, shown
+from tests.helpers.race_game import Client, LineWire, Race, State, shown
 
 
 class TellingRace(Race):

@@ -17,9 +17,8 @@ import trio
 import trio.testing
 
 from services.notipping.protocol import Round
-from tests.services import test_fishnet_server as fishnet
-from tests.services import test_notipping_server as notipping
-from tests.services import test_reversi_server as reversi
+from services.reversi.rules import BLACK, WHITE, Position
+from tests.helpers import fishnet, notipping, reversi
 
 LIMIT = 0.5  # seconds a player has
 STALL = 2 * LIMIT  # the server's loop held in one step
@@ -50,11 +49,11 @@ async def test_fishnet_move_timeout() -> None:
 async def test_reversi_move_time() -> None:
     async with reversi.running(move_time=LIMIT) as server:
         clients = await reversi.pair(server)
-        black, white = clients[reversi.BLACK], clients[reversi.WHITE]
+        black, white = clients[BLACK], clients[WHITE]
         await black.board()
         await stall_the_loop()
         await black.send(b"M23\n")
-        start = reversi.Position.start()
+        start = Position.start()
         assert await white.board() == start.play(reversi.square_of(2, 3)).digits()
         for client in (black, white):
             await client.stream.aclose()

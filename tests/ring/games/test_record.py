@@ -25,7 +25,7 @@ from ring.games.record import (
 )
 from ring.games.transcripts import TranscriptFile
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "logs.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "logs.md"
 
 
 def _two_players() -> list[Player]:

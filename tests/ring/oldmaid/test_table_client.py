@@ -118,7 +118,8 @@ async def reports_and_request_then_replies(table: trio.abc.Stream, last: bytes) 
 
 async def test_reports_go_out_right_before_the_next_request() -> None:
     """Two reports and a request: the reports first (the table hears everything in the
-    order it happened), each in its own write (WIRE.md); their replies answer no one."""
+    order it happened), each in its own write (docs/protocols/oldmaid.md 2); their replies
+    answer no one."""
     async with two_reports_posted() as (client, ours, table), trio.open_nursery() as nursery:
         last = encode(ok(in_=["p1"], out=[]))
         nursery.start_soon(reports_and_request_then_replies, table, last)

@@ -207,7 +207,7 @@ def test_a_pick_gets_the_card_at_its_index_or_the_last_for_n_or_an_error(
     reply = turns.give(Pick(card_num=card_num), size)
     if 0 <= card_num < size:
         assert reply == ok(card=before[card_num])
-    elif card_num == size:  # WIRE.md: the handout's inclusive reading is the last card
+    elif card_num == size:  # oldmaid.md 13.3: the handout's inclusive reading, the last card
         assert reply == ok(card=before[-1])
     else:
         assert reply == error(f"card_num {card_num} is not between 0 and {size - 1}")
@@ -409,7 +409,7 @@ class Ring:
         if quirk == "beyond":  # an index past the end: an error, and the offer stands
             reply = offerer.give(Pick(card_num=offered + 1), offered)
             assert reply.result == "error" and offerer.hand.cards == hand
-        if quirk == "inclusive":  # card_num == num_cards: the last card (WIRE.md)
+        if quirk == "inclusive":  # card_num == num_cards: the last card (oldmaid.md 13.3)
             card_num, expected = offered, hand[-1]
         else:
             card_num = picker.choose_pick(offered)

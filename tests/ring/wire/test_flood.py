@@ -1,15 +1,16 @@
-"""WIRE.md's flood rule on the servers that answer bad messages and go on (the Old Maid
-table, FishNet): the 100th bad message in a row is answered, then the connection is
-closed; a good one between starts the count again; other games are untouched. (Reversi
-and No Tipping end a game on far fewer: their own tests.)"""
+"""The flood rule (docs/protocols/oldmaid.md 3, fishnet.md "Errors") on the servers that
+answer bad messages and go on (the Old Maid table, FishNet): the 100th bad message in a
+row is answered, then the connection is closed; a good one between starts the count
+again; other games are untouched. (Reversi and No Tipping end a game on far fewer: their
+own tests.)"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ring.wire.flood import BAD_IN_A_ROW
-from tests.services.test_fishnet_server import BASE, LineClient, play_until_my_turn, running
-from tests.services.test_table import assert_error, assert_undisturbed, game
+from tests.helpers.fishnet import BASE, LineClient, play_until_my_turn, running
+from tests.helpers.oldmaid_table import assert_error, assert_undisturbed, game
 
 
 async def test_the_table_closes_the_hundredth_bad_message_in_a_row_after_answering_it() -> None:

@@ -53,15 +53,16 @@ from services.notipping.protocol import Begin, ClientConnection, Granted, Round
 from services.notipping.server import MAX_JOIN_REQUESTS
 from services.oldmaid.table import TableConfig, serve_table
 from services.reversi.rules import Position
-from tests.scenarios.bench.test_fuzz import SEEDS, check_round, check_server_bytes, complete_lines
-from tests.services.burst_lines import crowd_lines
+from tests.helpers.burst_lines import crowd_lines
+from tests.helpers.fuzz import SEEDS, check_round, check_server_bytes, complete_lines
 
 SEED = SEEDS[0]  # so that test_fuzz.py's round alone, if it ran first, serves here too
 # Every service's write timeout in these rounds. It is 10 s in ring serve, and
 # not one of its options: a round that waited for it would take 10 s.
 WRITE_TIMEOUT = IDLE_TIMEOUT
 # Two bytes within the round's 1 s idle timeout. Well clear of Reversi's 200 ms
-# of name silence (WIRE.md), so that a pause never ends a name by luck.
+# of name silence (docs/protocols/reversi.md 6, "The name"), so that a pause never ends a
+# name by luck.
 TRICKLE_PACE = 0.5
 CAP = 2  # connections from one address, per service, in the round of many
 CONNECTIONS = 300
@@ -252,8 +253,9 @@ def test_a_join_sent_a_byte_at_a_time_is_dropped_before_it_completes() -> None:
 
 # -- hundreds of connections from one address -------------------------------------------
 
-# Two connections that prove themselves (WIRE.md's "established") at each service, and
-# what each then hears first: proof that the server took it.
+# Two connections that prove themselves at each service (its connection caps:
+# docs/protocols/oldmaid.md 8, fishnet.md "Limits and timeouts", reversi.md 7,
+# notipping.md 7), and what each then hears first: proof that the server took it.
 HOLDERS = (
     *[Attack("fishnet", (b"play hold%d spot\n" % i,), "hold", expect=b"fish ") for i in (0, 1)],
     *[Attack("reversi", (b"Nhold\n",), "hold", expect=b"U")] * 2,  # paired with each other
@@ -313,8 +315,8 @@ def test_hundreds_of_connections_from_one_address_are_refused_beyond_its_cap() -
     round_ = trio.run(play_round, [*HOLDERS, *newcomers], SEED, options)
     held = [result for result in round_.attacks if result.attack.ending == "hold"]
     rest = [result for result in round_.attacks if result.attack.ending != "hold"]
-    # test_fuzz.py's No Tipping check knows no full ROUND (no attacker of its own
-    # gets a seat): the held seats are read with the protocol's own client below.
+    # The fuzz's No Tipping check (tests/helpers/fuzz.py) knows no full ROUND (no attacker
+    # of its own gets a seat): the held seats are read with the protocol's own client below.
     check_round(dataclasses.replace(round_, attacks=rest), SEED)
 
     # The first CAP of each service hold their places all through: never evicted.

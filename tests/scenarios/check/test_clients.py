@@ -20,7 +20,7 @@ from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, Verdict
 from scenarios.programs import Program
 from scenarios.sandbox import Box
-from tests.scenarios.sandbox_support import box_available
+from tests.helpers.sandbox_support import box_available
 
 pytestmark = pytest.mark.scenario
 

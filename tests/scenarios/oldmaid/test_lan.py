@@ -28,7 +28,7 @@ from scenarios.oldmaid.verifier import verify
 
 pytestmark = pytest.mark.scenario
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 # Bounds every wait below; a run that hangs fails instead of hanging the suite.
 WAIT = 15.0
 

@@ -15,7 +15,7 @@ import trio
 from scenarios.programs import Limits, Program, RunningProgram
 from scenarios.sandbox import Box, BoxNetwork, Quota, box_network, cgroups, exit_status
 from scenarios.sandbox.probe import probe
-from tests.scenarios.sandbox_support import box_available
+from tests.helpers.sandbox_support import box_available
 
 pytestmark = pytest.mark.scenario
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scenarios.sandbox_support import box_available
+from tests.helpers.sandbox_support import box_available
 
 pytestmark = pytest.mark.scenario
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.tournament import results
 from scenarios.tournament.jobs import Entrant, Settings
 from scenarios.tournament.runner import Tournament, run
+from tests.helpers.tournament import decided
 
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 60.0
@@ -63,11 +63,6 @@ def tournament(out: Path, *words: str) -> subprocess.CompletedProcess[bytes]:
     command += ["--builtin", "deep", "--depth", "1", "--games", "2", "--seed", "4"]
     command += ["--out", str(out), *words]
     return subprocess.run(command, capture_output=True, timeout=300)
-
-
-def decided(folder: Path) -> dict[int, object]:
-    """Every result in ``folder`` without its timings."""
-    return {n: results.decided(r) for n, r in results.load(folder / "games").items()}
 
 
 def test_a_cluster_plays_the_same_games_as_the_local_pool(tmp_path: Path, scheduler: str) -> None:

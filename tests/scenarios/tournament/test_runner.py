@@ -18,6 +18,7 @@ from scenarios.tournament.jobs import Entrant, Settings
 from scenarios.tournament.runner import Tournament, TournamentError, run, run_prefix
 from scenarios.tournament.schedule import Format
 from scenarios.tournament.worker import check_commands
+from tests.helpers.tournament import decided
 
 ROUGH = Path(__file__).with_name("rough_reversi.py")
 
@@ -190,11 +191,6 @@ GAMES = 6  # three entrants, two games a pair
 def tournament_command(out: Path) -> list[str]:
     return [sys.executable, "-m", "ring", "tournament", "reversi", *BUILTINS, "--depth", "2",
             "--games", "2", "--seed", "11", "--concurrency", "2", "--out", str(out)]  # fmt: skip
-
-
-def decided(folder: Path) -> dict[int, object]:
-    """Every result in ``folder`` without its timings."""
-    return {n: results.decided(r) for n, r in results.load(folder / "games").items()}
 
 
 def stop_after(command: list[str], games: int, how: signal.Signals) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import pytest
@@ -38,30 +37,9 @@ from services.fishnet.protocol import (
     name_key,
     parse_line,
 )
+from tests.helpers.feeding import chunked
+from tests.helpers.fishnet import SAMPLE_LINES
 
-# The handout's sample session, every line in order: C is the client, S the server.
-SAMPLE = """\
-C play cburch spot
-S fish 3
-S fish 4
-S fish 2
-S fish 4
-S fish 9
-S fish 12
-S oppmakes 0
-S fish 2
-S yourturn
-C request 3
-S oppgives 2 3
-S yourturn
-C request 12
-S fish 8
-S request 2
-S request 2
-S oppmakes 2
-S youlose
-"""
-SAMPLE_LINES = [(line[0], line[2:].encode()) for line in SAMPLE.splitlines()]
 CLIENT_BYTES = b"".join(line + b"\n" for who, line in SAMPLE_LINES if who == "C")
 SERVER_BYTES = b"".join(line + b"\n" for who, line in SAMPLE_LINES if who == "S")
 DEAL = [Fish(3), Fish(4), Fish(2), Fish(4), Fish(9), Fish(12), OppMakes(0), Fish(2)]
@@ -323,7 +301,7 @@ def test_refused_request_is_answered_with_error_then_yourturn_again() -> None:
     server, client = playing()
     transfer(server, client, YourTurn())
     assert transfer(client, server, Request(5)) == Request(5)
-    # The rules refuse: rank_not_held. The requester's turn goes on (WIRE.md).
+    # The rules refuse: rank_not_held. The requester's turn goes on (fishnet.md "Errors").
     assert transfer(server, client, Error("rank_not_held")) == Error("rank_not_held")
     assert transfer(server, client, YourTurn()) == YourTurn()
     assert transfer(client, server, Pass()) == Pass()
@@ -470,11 +448,6 @@ def test_a_line_cut_by_the_close_is_not_a_message() -> None:
 
 
 # -- any chunking, any bytes ---------------------------------------------------------
-
-
-def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
-    points = sorted({0, len(data), *(cut % (len(data) + 1) for cut in cuts)})
-    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 Driver = Callable[[Link, object], None]

@@ -15,7 +15,7 @@ from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player
 from services.fishnet.rules import Result
 from services.fishnet.server import FishNetServer
-from tests.services.test_fishnet_server import BASE, RESULTS, WAIT, LineClient, running
+from tests.helpers.fishnet import BASE, RESULTS, WAIT, LineClient, running
 
 
 def _game(folder: Path, number: int = 1) -> GameRecord:

@@ -25,23 +25,8 @@ from services.fishnet.protocol import (
     YouWin,
 )
 from services.fishnet.referee import Referee
-from services.fishnet.rules import BOOK_SIZE, DECK_SIZE, FishNetGame, full_deck
-
-# The handout's sample game: the client (seat 0) moves first and is dealt
-# 3 4 2 4 9 12 2; spot makes its book of 0s with its sixth card; the client
-# then fishes an 8 and spot the last 2.
-SAMPLE_PREFIX = [3, 0, 4, 0, 2, 0, 4, 3, 9, 3, 12, 0, 2, 2, 8, 2]
-
-
-def sample_deck() -> list[int]:
-    rest = Counter(full_deck())
-    rest.subtract(SAMPLE_PREFIX)
-    return SAMPLE_PREFIX + sorted(rest.elements())
-
-
-def sample_game(seed: str = "", first: int | None = None) -> FishNetGame:
-    """A game factory for the server: the sample deal whatever the seed."""
-    return FishNetGame.from_deck(sample_deck(), first=0)
+from services.fishnet.rules import BOOK_SIZE, DECK_SIZE, FishNetGame
+from tests.helpers.fishnet import sample_game
 
 
 def test_sample_session_as_the_handout_shows_it() -> None:

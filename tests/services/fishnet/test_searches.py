@@ -26,7 +26,7 @@ from services.fishnet.conversation import play_one_game
 from services.fishnet.players import PASS, Decision, Player, make_player, play_game
 from services.fishnet.rules import FishNetGame
 from services.fishnet.server import FishNetServer
-from tests.services.test_fishnet_server import BASE, WAIT, running
+from tests.helpers.fishnet import BASE, WAIT, running
 
 
 class Passer(Player):

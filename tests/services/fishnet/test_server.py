@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,74 +17,17 @@ from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
 from services.fishnet.players import make_player
 from services.fishnet.rules import FishNetGame, Result, full_deck
-from services.fishnet.server import FishNetServer, ServerConfig, serve_fishnet
-from tests.services.test_fishnet_protocol import SAMPLE_LINES
-from tests.services.test_fishnet_referee import sample_game
-
-WAIT = 10  # seconds: the bound on any single wait in these tests
-BASE = ServerConfig(port=0, seed=7)
-
-
-@asynccontextmanager
-async def running(config: ServerConfig = BASE) -> AsyncIterator[FishNetServer]:
-    async with trio.open_nursery() as nursery:
-        server = await nursery.start(serve_fishnet, config)
-        yield server
-        nursery.cancel_scope.cancel()
-
-
-class LineClient:
-    """A raw client: bytes out, lines in, every read bounded."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buffer = b""
-
-    @classmethod
-    async def connect(cls, server: FishNetServer) -> LineClient:
-        with trio.fail_after(WAIT):
-            return cls(await trio.open_tcp_stream(*server.address))
-
-    async def send(self, data: str | bytes) -> None:
-        await self.stream.send_all(data.encode() if isinstance(data, str) else data)
-
-    async def line(self) -> str | None:
-        """The next line; None once the server has closed the connection."""
-        with trio.fail_after(WAIT):
-            while b"\n" not in self.buffer:
-                try:
-                    chunk = await self.stream.receive_some(65536)
-                except trio.BrokenResourceError:
-                    chunk = b""
-                if not chunk:
-                    return None
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode()
-
-    async def lines_until(self, *ends: str) -> list[str]:
-        """Lines up to and including the first that starts with one of ``ends``."""
-        lines: list[str] = []
-        while True:
-            line = await self.line()
-            assert line is not None, f"closed after {lines}"
-            lines.append(line)
-            if line.split()[0] in ends:
-                return lines
-
-    async def rest(self) -> list[str]:
-        """Every line until the server closes."""
-        lines = []
-        while (line := await self.line()) is not None:
-            lines.append(line)
-        return lines
-
-    async def aclose(self) -> None:
-        await self.stream.aclose()
-
-
-RESULTS = ("youwin", "youlose", "tiegame")
-
+from services.fishnet.server import FishNetServer, serve_fishnet
+from tests.helpers.fishnet import (
+    BASE,
+    RESULTS,
+    SAMPLE_LINES,
+    WAIT,
+    LineClient,
+    play_until_my_turn,
+    running,
+    sample_game,
+)
 
 # -- the handout's session --------------------------------------------------------------
 
@@ -258,19 +199,6 @@ async def test_quit_before_play_closes_without_an_error() -> None:
         client = await LineClient.connect(server)
         await client.send("quit\n")
         assert await client.rest() == []
-
-
-async def play_until_my_turn(client: LineClient, team: str, opponent: str = "spot") -> list[int]:
-    """Start a game (we move first) and return our hand at the first yourturn."""
-    await client.send(f"play {team} {opponent}\n")
-    hand: list[int] = []
-    for line in await client.lines_until("yourturn"):
-        if line.startswith("fish"):
-            hand.append(int(line.split()[1]))
-        elif line.startswith("request"):
-            rank = int(line.split()[1])
-            hand = [card for card in hand if card != rank]
-    return hand
 
 
 async def test_bad_moves_on_my_turn_get_an_error_and_yourturn_again() -> None:
@@ -518,7 +446,8 @@ async def test_garbage_and_stalled_clients_never_disturb_another_game() -> None:
         calm = await play_bot_games(server, 1, "calm")
         assert calm == calm_alone
         assert await flood.rest() == ["error line_too_long"]
-        # WIRE.md's flood rule: the 100th bad line in a row is answered, then closed.
+        # The flood rule (fishnet.md "Errors"): the 100th bad line in a row is answered,
+        # then closed.
         assert await garbage.rest() == ["error unknown_command"] * BAD_IN_A_ROW
         # The stalled game is still there, waiting on its player.
         assert len(server.games_running) == 2

@@ -29,6 +29,7 @@ from services.gofish.rules import (
     full_deck,
     parse_rank,
 )
+from tests.helpers.gofish import position
 
 SEVEN, NINE, KING = 6, 8, 12
 
@@ -41,15 +42,6 @@ def stacked(players: int, hands: list[str], pool: str = "") -> list[Card]:
     deck = [dealt[p][i] for i in range(HAND_SIZE) for p in range(players)]
     deck += cards(pool)
     return deck + [card for card in full_deck() if card not in deck]
-
-
-def position(hands: list[str], pool: str, books: list[list[int]] | None = None, **kw) -> GoFishGame:
-    """A game in mid-play; ranks not in a hand, the pool or a book go to the pool's end."""
-    held = [cards(hand) for hand in hands]
-    booked = {rank for own in books or [] for rank in own}
-    placed = {card for hand in held for card in hand} | set(cards(pool))
-    rest = [c for c in full_deck() if c not in placed and c.rank not in booked]
-    return GoFishGame.from_position(held, cards(pool) + rest, books, **kw)
 
 
 def refusal(game: GoFishGame, asker: int, target: int, rank: int) -> str:

@@ -13,7 +13,7 @@ import pytest
 
 from services.gofish.rules import RANK_COUNT, USER, GoFishGame, cards, full_deck
 from services.gofish.session import HELP, PROMPT, Confirm, Reply, Session
-from tests.services.test_gofish_rules import position
+from tests.helpers.gofish import position
 
 SEVEN = 6
 

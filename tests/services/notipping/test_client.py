@@ -7,8 +7,7 @@ import io
 import random
 import socket
 from argparse import Namespace
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 
 import pytest
 import trio
@@ -20,6 +19,7 @@ from services.notipping.conversation import ClientError, GameEnd, View, follow, 
 from services.notipping.protocol import Round
 from services.notipping.server import NoTippingConfig, NoTippingServer, serve_notipping
 from services.notipping.terminal import TerminalAgent, Unreadable, describe, draw, parse_input
+from tests.helpers import servers
 
 # -- what the server would send, from the game it referees ----------------------------
 
@@ -238,13 +238,9 @@ def test_the_end_is_told_with_the_tipping_move_drawn() -> None:
 WAIT = 10.0
 
 
-@asynccontextmanager
-async def running(**settings: object) -> AsyncIterator[NoTippingServer]:
+def running(**settings: object) -> AbstractAsyncContextManager[NoTippingServer]:
     config = NoTippingConfig(**{"port": 0, **settings})  # type: ignore[arg-type]
-    async with trio.open_nursery() as nursery:
-        server = await nursery.start(serve_notipping, config)
-        yield server
-        nursery.cancel_scope.cancel()
+    return servers.running(serve_notipping, config)
 
 
 class Careful:

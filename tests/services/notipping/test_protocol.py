@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
+from functools import partial
 
 import pytest
 from hypothesis import given
@@ -31,6 +31,7 @@ from services.notipping.protocol import (
     Win,
     encode,
 )
+from tests.helpers.feeding import chunked, events_until, feed_until, splits
 
 FINAL = (MessageTooLong, Closed)
 START_STATE = (0,) * 6 + (3,) + (0,) * 14  # the initial block at -4
@@ -40,45 +41,14 @@ HANDOUT_ADD = Round(2, 0, "ADD", (1, 2, 3, 6, 7), (2, 3, 4, 5, 6, 7),
 HANDOUT_REMOVE = Round(8, 1, "REMOVE", None, None, HANDOUT_ADD.weights)
 
 
-def events(conn: ServerConnection | ClientConnection) -> list[object]:
-    """Every event available now, up to NEED_DATA or a final event."""
-    found: list[object] = []
-    while (event := conn.next_event()) is not NEED_DATA:
-        found.append(event)
-        if isinstance(event, FINAL):
-            break
-    return found
-
-
-def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
-    points = sorted({0, len(data), *(cut % (len(data) + 1) for cut in cuts)})
-    return [data[a:b] for a, b in itertools.pairwise(points)]
-
-
-def feed(
-    conn: ServerConnection | ClientConnection, chunks: list[bytes], *, eof: bool = True
-) -> list[object]:
-    """Feed the chunks one read at a time, taking the events after each read."""
-    seen: list[object] = []
-    chunks = [chunk for chunk in chunks if chunk]  # b"" would be the close
-    for chunk in [*chunks, b""] if eof else chunks:
-        if seen and isinstance(seen[-1], FINAL):
-            break
-        conn.receive_data(chunk)
-        seen += events(conn)
-    return seen
+events = partial(events_until, final=FINAL)  # every event available now
+feed = partial(feed_until, final=FINAL)  # the chunks one read at a time, events after each
 
 
 def server_events(
     data: bytes, *, eof: bool = False, max_message: int = MAX_MESSAGE
 ) -> list[object]:
     return feed(ServerConnection(max_message), [data], eof=eof)
-
-
-def splits(data: bytes) -> list[list[bytes]]:
-    """The data in one read, in two reads at every point, and one byte per read."""
-    two = [[data[:i], data[i:]] for i in range(1, len(data))]
-    return [[data], *two, [data[i : i + 1] for i in range(len(data))]]
 
 
 # -- the handout's exchange, both ends paired -------------------------------------------

@@ -14,7 +14,7 @@ import trio
 
 from ring.games.record import Player, read_game
 from services.oldmaid.table_records import FORMING_RECORDS
-from tests.services.test_table import (
+from tests.helpers.oldmaid_table import (
     deal_all,
     join_all,
     join_game,

@@ -6,8 +6,7 @@ import io
 import random
 import re
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
@@ -26,18 +25,15 @@ from services.reversi.terminal import (
     parse_move,
     their_moves,
 )
+from tests.helpers import servers
 
 RING = [sys.executable, "-m", "ring"]
 WAIT = 30.0
 
 
-@asynccontextmanager
-async def running(**settings: object) -> AsyncIterator[ReversiServer]:
+def running(**settings: object) -> AbstractAsyncContextManager[ReversiServer]:
     config = ReversiConfig(**{"port": 0, "seed": 4, **settings})  # type: ignore[arg-type]
-    async with trio.open_nursery() as nursery:
-        server = await nursery.start(serve_reversi, config)
-        yield server
-        nursery.cancel_scope.cancel()
+    return servers.running(serve_reversi, config)
 
 
 def test_a_move_is_read_in_the_handouts_form_or_the_usual_one() -> None:

@@ -28,7 +28,7 @@ from services.reversi.rules import (
     perft,
     square,
 )
-from tests.services import reversi_reference as ref
+from tests.helpers import reversi_reference as ref
 
 PERFT_FROM_START = [1, 4, 12, 56, 244, 1396, 8200]
 

@@ -4,15 +4,13 @@ streams and Trio's mock clock for the move time limit.
 Clients here are raw: they send exactly the bytes a test gives, and read the
 server's messages through the sans-IO ``ClientConnection``. Whole games are
 checked board by board against the plain reference rules in
-``tests/services/reversi_reference.py``.
+``tests/helpers/reversi_reference.py``.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,83 +21,12 @@ import trio.testing
 from ring.cli.registry import found_in
 from ring.games.record import read_game
 from ring.wire.net import Refusal
-from ring.wire.sansio import NEED_DATA
-from services.reversi.protocol import Board, ClientConnection, Closed, Colour, GameOver, Result
+from services.reversi.protocol import Closed, Colour
 from services.reversi.rules import BLACK, WHITE, Position
 from services.reversi.server import ReversiConfig, ReversiServer, ServerError, serve_reversi
-from tests.services.burst_lines import crowd_lines
-from tests.services.reversi_reference import Game as Reference
-
-TIMEOUT = 10.0
-
-
-class Client:
-    """One raw connection to the server."""
-
-    def __init__(self, stream: trio.abc.Stream, name: str = "x") -> None:
-        self.stream = stream
-        self.protocol = ClientConnection(name)
-        self.timeout = TIMEOUT  # the mock-clock tests wait longer than a move time
-
-    @classmethod
-    async def connect(cls, server: ReversiServer, name: str = "x") -> Client:
-        with trio.fail_after(TIMEOUT):
-            host, port = server.address
-            return cls(await trio.open_tcp_stream(host, port), name)
-
-    async def send(self, data: bytes) -> None:
-        with trio.fail_after(TIMEOUT):
-            await self.stream.send_all(data)
-
-    async def message(self) -> Any:
-        with trio.fail_after(self.timeout):
-            while (event := self.protocol.next_event()) is NEED_DATA:
-                try:
-                    data = await self.stream.receive_some(4096)
-                except trio.BrokenResourceError:
-                    data = b""
-                self.protocol.receive_data(data)
-            return event
-
-    async def board(self) -> str:
-        message = await self.message()
-        assert isinstance(message, Board), message
-        return message.digits
-
-    async def end(self) -> tuple[int, bool]:
-        """The result the server sends, then that G and the close follow."""
-        result = await self.message()
-        assert isinstance(result, Result), result
-        assert isinstance(await self.message(), GameOver)
-        assert isinstance(await self.message(), Closed)
-        return result.result, True
-
-
-@asynccontextmanager
-async def running(**settings: Any) -> AsyncIterator[ReversiServer]:
-    config = ReversiConfig(**{"port": 0, "seed": 3, **settings})
-    async with trio.open_nursery() as nursery:
-        server = await nursery.start(serve_reversi, config)
-        yield server
-        nursery.cancel_scope.cancel()
-
-
-async def pair(server: ReversiServer, a: str = "ann", b: str = "bob") -> dict[int, Client]:
-    """Two named clients; by colour, once the server has told them."""
-    first = await Client.connect(server, a)
-    await first.send(f"N{a}\n".encode())
-    second = await Client.connect(server, b)
-    await second.send(f"N{b}\n".encode())
-    clients = {}
-    for client in (first, second):
-        colour = await client.message()
-        assert isinstance(colour, Colour)
-        clients[BLACK if colour.colour == 1 else WHITE] = client
-    return clients
-
-
-def square_of(x: int, y: int) -> int:
-    return x * 8 + y
+from tests.helpers.burst_lines import crowd_lines
+from tests.helpers.reversi import Client, pair, running, square_of
+from tests.helpers.reversi_reference import Game as Reference
 
 
 async def play_out(clients: dict[int, Client], rng: random.Random) -> Reference:

@@ -21,7 +21,7 @@ from selenium.webdriver.common.by import By
 
 from services.fishnet.rules import FishNetGame
 from services.reversi.rules import Position
-from tests.services.browser_support import (
+from tests.helpers.browser_support import (
     WAIT,
     api,
     browser,
@@ -33,7 +33,7 @@ from tests.services.browser_support import (
     start_all,
     until,
 )
-from tests.services.ring_serve_process import ring
+from tests.helpers.ring_serve_process import ring
 
 __all__ = ["browser", "served"]  # the fixtures, used by name
 

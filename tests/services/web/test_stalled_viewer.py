@@ -16,7 +16,7 @@ from urllib.request import urlopen
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, BytesMessage, CloseConnection, Request, TextMessage
 
-from tests.services.ring_serve_process import ring, ring_serve
+from tests.helpers.ring_serve_process import ring, ring_serve
 
 WAIT = 60.0
 NICKS = [f"p{n}" for n in range(1, 9)]

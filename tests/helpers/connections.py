@@ -1,0 +1,59 @@
+"""Raw loopback TCP connections for the tests of limits: opened, read to their close,
+checked still open, closed; every wait bounded.
+
+Used by the tests of ``ring.wire.net``'s caps and of the limits of whole games
+(``tests/ring/wire/``).
+"""
+
+from __future__ import annotations
+
+import trio
+
+BOUND = 5.0  # longest any single wait may take
+
+
+async def connect(port: int, source: str | None = None) -> trio.SocketStream:
+    """A connection to 127.0.0.1:port, from ``source`` (another loopback address) if given."""
+    with trio.fail_after(BOUND):
+        return await trio.open_tcp_stream("127.0.0.1", port, local_address=source)
+
+
+async def closed_by_server(stream: trio.SocketStream) -> bool:
+    """Read to the end: True if the other side closed within the bound."""
+    with trio.move_on_after(BOUND):
+        while True:
+            try:
+                data = await stream.receive_some(65536)
+            except trio.BrokenResourceError:
+                return True
+            if not data:
+                return True
+    return False
+
+
+async def still_open(stream: trio.SocketStream) -> bool:
+    """True if nothing, not even an EOF, arrives at once (the server kept it)."""
+    with trio.move_on_after(0.05):
+        await stream.receive_some(1)
+        return False
+    return True
+
+
+async def all_still_open(streams: list[trio.SocketStream]) -> bool:
+    """``still_open`` for each, all at once (so 0.05 s in all)."""
+    kept: list[bool] = []
+
+    async def check(stream: trio.SocketStream) -> None:
+        kept.append(await still_open(stream))
+
+    async with trio.open_nursery() as nursery:
+        for stream in streams:
+            nursery.start_soon(check, stream)
+    return all(kept) and len(kept) == len(streams)
+
+
+async def close_all(streams: list[trio.SocketStream]) -> None:
+    for stream in streams:
+        with trio.move_on_after(1) as scope:
+            scope.shield = True
+            await stream.aclose()

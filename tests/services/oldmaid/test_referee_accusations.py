@@ -1,0 +1,108 @@
+"""The table's rules without sockets: accusations (docs/protocols/oldmaid.md 5.9) and
+impersonation.
+"""
+
+from __future__ import annotations
+
+from services.oldmaid.referee import Aborted, Accused, GameState, TableGame
+from tests.helpers.oldmaid_referee import address, deal_all, empty_hand, error_text, nicks, started
+
+# -- accusations (protocol 5.9) -------------------------------------------------------
+
+
+def test_an_accusation_from_a_dialled_connection_names_the_accused_after_its_window() -> None:
+    game = started(4)
+    order = nicks(game)
+    game.take_events()
+    evidence = {"num_cards": 5, "card_nums": [1, 3]}
+    answer = game.accuse(order[0], order[1], "second_pick", evidence)
+    assert "in a moment naming" in answer and game.pending is not None
+    assert game.state is GameState.PLAYING
+    game.leave(order[0])  # the accuser leaves once it has said it: no abort naming it
+    assert game.state is GameState.PLAYING
+    game.settle()
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[1], "second_pick")
+    assert game.reason is not None
+    assert game.reason.startswith(f"{order[1]} picked twice from one offer of {order[0]}'s")
+    assert game.reason.endswith(f"reported by {order[0]}")
+    events = game.take_events()
+    assert events[0] == Accused(order[0], order[1], "second_pick", "pending")
+    assert events[-1] == Aborted(game.reason, order[1], "second_pick")
+
+
+def test_the_accused_leaving_settles_the_accusation_at_once() -> None:
+    game = started(3)
+    order = nicks(game)
+    game.accuse(order[0], order[1], "bad_picks", {})
+    game.leave(order[1])
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[1], "bad_picks")
+
+
+def test_an_accusation_that_contradicts_the_table_is_refused_and_the_game_goes_on() -> None:
+    game = started(4)
+    order = nicks(game)
+    # A picker is the next player in to the left, not one further on.
+    text = error_text(game.accuse, order[0], order[2], "second_pick", {})
+    assert f"{order[2]} is not the player {order[0]} offers to: {order[1]} sits" in text
+    assert "unknown rule" in error_text(game.accuse, order[0], order[1], "cheating", {})
+    assert "names the accused" in error_text(game.accuse, order[0], None, "false_out", {})
+    assert "itself" in error_text(game.accuse, order[0], order[0], "duplicate_card", {})
+    deal_all(game)
+    empty_hand(game, order[1])
+    game.out_of_cards(order[1])
+    assert "is out, so it answers out" in error_text(
+        game.accuse, order[0], order[1], "false_out", {}
+    )
+    assert game.state is GameState.PLAYING and game.pending is None
+    # With order[1] out, order[2] is the one order[0] offers to.
+    game.accuse(order[0], order[2], "second_pick", {})
+    assert game.pending is not None
+
+
+def test_two_players_accusing_each_other_are_both_left_unblamed() -> None:
+    game = started(2)
+    order = nicks(game)
+    game.accuse(order[0], order[1], "false_out", {})
+    game.accuse(order[0], order[1], "second_pick", {})  # more of the same: noted
+    assert game.state is GameState.PLAYING
+    text = game.accuse(order[1], order[0], "second_pick", {})
+    assert text.startswith(f"{order[0]} and {order[1]} accuse each other")
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, "mutual")
+    game.settle()  # nothing pending any more
+    assert game.reason == text
+
+
+def test_an_accusation_about_what_reached_the_accuser_names_no_one() -> None:
+    for rule in ("duplicate_card", "second_joker", "not_neighbour", "pass_while_in"):
+        game = started(3)
+        order = nicks(game)
+        text = game.accuse(order[1], order[0], rule, {"what": "got  a card\nit holds"})
+        assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, rule)
+        assert f"from {order[0]}, as {order[1]} was told" in text and "names no one" in text
+        assert "(got a card it holds)" in text
+        game = started(3)
+        game.accuse(nicks(game)[1], None, rule, {})
+        assert (game.state, game.culprit) == (GameState.ABORTED, None)
+
+
+def test_impersonation_names_the_one_player_that_sends_no_proofs() -> None:
+    game = TableGame(4, 1)
+    for i in range(4):
+        game.join(f"p{i}", address(i))
+    game.verified.update({"p0", "p1", "p2"})
+    game.start()
+    started_event = game.take_events()[-1]
+    assert sorted(started_event.verified or []) == ["p0", "p1", "p2"]
+    # Only a verified player can tell; two that send no proofs cannot be told apart.
+    assert "did not join with verify" in error_text(game.accuse, "p3", "p0", "impersonation", {})
+    game.accuse("p0", "p3", "impersonation", {"what": "a turn as p1 without a proof"})
+    game.settle()
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, "p3", "impersonation")
+
+
+def test_impersonation_with_two_older_clients_names_no_one() -> None:
+    game = started(4)
+    game.verified.update({"p0", "p1"})
+    assert "neither do" in error_text(game.accuse, "p0", "p3", "impersonation", {})
+    game.accuse("p0", None, "impersonation", {})
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, "impersonation")

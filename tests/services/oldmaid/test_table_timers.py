@@ -1,0 +1,202 @@
+"""The table's timers on Trio's mock clock: the idle, wait and turn timeouts, and the
+write timeout of a client that does not read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from ring.games.events import read_events
+from ring.oldmaid import proofs
+from tests.helpers.oldmaid_table import HOUR, aborted, assert_error, table, table_in_memory
+
+pytestmark = pytest.mark.usefixtures("no_internal_errors")
+
+
+# -- timers, on trio's mock clock ---------------------------------------------------
+#
+# These tables read memory streams instead of sockets, so that autojump_clock
+# runs minutes of table time at once: the idle, wait and turn timeouts, and the
+# write timeout of a client that does not read (a lockstep stream: a write to it
+# waits until the test reads).
+
+
+@pytest.mark.parametrize("data", [b'{"cmd": "status"}\n', b"hello table\n"], ids=["status", "junk"])
+async def test_requests_do_not_keep_open_a_connection_that_never_joins(
+    data: bytes, autojump_clock: trio.abc.Clock
+) -> None:
+    async with table_in_memory(idle_timeout=120) as t:
+        start = trio.current_time()
+        poller = await t.client()
+        for at in (0, 50, 100):  # each answered, none buys more time
+            await trio.sleep(start + at - trio.current_time())
+            await poller.send_bytes(data)
+            assert "result" in await poller.reply()
+        assert await poller.closed_by_table()
+        assert trio.current_time() - start == pytest.approx(120, abs=0.01)
+
+
+async def test_a_join_that_waits_too_long_gets_an_error_reply_and_frees_its_seat(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=3, wait_timeout=600) as t:
+        start = trio.current_time()
+        ann = await t.join("ann")
+        await trio.sleep(300)
+        bob = await t.join("bob")
+        assert await ann.reply() == {
+            "result": "error",
+            "message": "no game started within 600 s of this join (2 of 3 players joined); "
+            "join again to keep waiting",
+        }
+        assert trio.current_time() - start == pytest.approx(600, abs=0.01)
+        assert (await ann.status())["in"] == ["bob"]
+        await ann.send(t.join_request("ann"))  # the same connection joins again
+        cy = await t.join("cy")
+        replies = [await client.reply() for client in (ann, bob, cy)]
+        assert replies[0] == replies[1] == replies[2] and replies[0]["result"] == "ok"
+        assert sorted(nick for _, nick in replies[0]["players"]) == ["ann", "bob", "cy"]
+
+
+async def test_a_first_draw_that_never_comes_aborts_the_game_naming_player1(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=3, turn_timeout=300) as t:
+        seats, clients = await t.seat(3)
+        start = trio.current_time()
+        for _ in range(2):  # a status is not a move: it does not put the end off
+            await trio.sleep(100)
+            assert (await clients[seats[1]].status())["state"] == "playing"
+        reason = (
+            f"{seats[0]} did not draw for 300 s while it was its turn to draw "
+            "(player1 draws first, as soon as its join reply comes)"
+        )
+        for nick in seats:
+            assert await clients[nick].notice() == aborted(reason)
+        assert trio.current_time() - start == pytest.approx(300, abs=0.01)
+        assert (await clients[seats[0]].status())["reason"] == reason
+        assert await clients[seats[0]].closed_by_table()  # after --linger, as any end
+
+
+async def test_each_move_puts_the_turn_timeout_off_and_both_suspects_are_named(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=3, turn_timeout=300) as t:
+        seats, clients = await t.seat(3)
+        first, second, third = (clients[nick] for nick in seats)
+        assert (await first.request({"cmd": "draw"}))["result"] == "ok"
+        await trio.sleep(250)
+        assert (await second.request({"cmd": "draw"}))["result"] == "ok"
+        start = trio.current_time()
+        await trio.sleep(200)
+        assert_error(await first.request({"cmd": "draw"}), "turn")  # refused: not a move
+        notice = await third.notice()
+        assert trio.current_time() - start == pytest.approx(300, abs=0.01)
+        # The table sees draws, not the your_turn between players: either of
+        # the two may have stalled, so it blames neither.
+        assert notice == aborted(
+            f"no draw for 300 s: it was {seats[2]}'s turn to draw, so either {seats[1]} never "
+            f"passed it the turn (your_turn) or {seats[2]} never drew; the table cannot tell "
+            "which, since your_turn goes from peer to peer"
+        )
+
+
+async def test_a_stuck_offer_phase_is_aborted_without_blaming_anyone(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with table_in_memory(players=2, turn_timeout=300) as t:
+        seats, clients = await t.seat(2)
+        for i in range(53):
+            await clients[seats[i % 2]].request({"cmd": "draw"})
+        start = trio.current_time()
+        notice = await clients[seats[0]].notice()
+        assert trio.current_time() - start == pytest.approx(300, abs=0.01)
+        assert notice == aborted(
+            "nothing moved for 300 s in the offer phase (no discard, no player out); the last "
+            f"the table saw: {seats[0]} drew the last card (so it held the first turn of the "
+            "offers); the turn passes from peer to peer there, unseen by the table, so it "
+            f"cannot tell who holds it now (still in: {', '.join(seats)})"
+        )
+
+
+async def test_turn_timeout_zero_waits_without_limit(autojump_clock: trio.abc.Clock) -> None:
+    async with table_in_memory(players=2, turn_timeout=0) as t:
+        seats, clients = await t.seat(2)
+        await trio.sleep(10 * HOUR)
+        assert (await clients[seats[0]].request({"cmd": "draw"}))["result"] == "ok"
+
+
+async def test_players_who_do_not_read_delay_no_other_join_reply(
+    tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    transcript = tmp_path / "table.jsonl"
+    async with table_in_memory(transcript, players=8) as t:
+        for i in range(7):
+            await t.join(f"p{i}", lockstep=True)  # never read
+        start = trio.current_time()
+        reader = await t.join("p7")
+        reply = await reader.reply()
+        seats = [nick for _, nick in reply["players"]]
+        assert seats.index("p7") > 0  # another player's reply is due before its own
+        assert trio.current_time() - start < 1  # not 10 s for each player who does not read
+        notice = await reader.notice()  # they are closed after the write timeout
+        assert notice["aborted"] and notice["reason"].endswith("left the table")
+        assert trio.current_time() - start == pytest.approx(10, abs=0.01)
+    sent = [r for r in read_events(transcript) if r.get("dir") == "out"]
+    # Each write is started in seat order, so the transcript lists them so.
+    assert [r["nick"] for r in sent if "players" in r["msg"]] == seats
+
+
+@pytest.mark.parametrize("owed_a_reply", [False, True], ids=["idle", "owed-a-reply"])
+async def test_a_watcher_that_does_not_read_delays_no_other_notice(
+    owed_a_reply: bool, autojump_clock: trio.abc.Clock
+) -> None:
+    async with table_in_memory(players=3) as t:
+        ann = await t.join("ann", lockstep=True)  # first in line for every notice
+        bob, cy = await t.join("bob"), await t.join("cy")
+        for client in (ann, bob, cy):
+            assert (await client.reply())["result"] == "ok"
+        if owed_a_reply:  # its notice then waits behind that reply's write
+            await ann.send({"cmd": "status"})
+        start = trio.current_time()
+        await cy.aclose()  # the game is aborted; ann reads no more
+        assert await bob.notice() == aborted("cy left the table")
+        assert trio.current_time() - start < 1
+
+
+async def test_a_verified_join_gets_a_secret_and_the_proofs_an_older_one_sees_nothing() -> None:
+    async with table(players=3) as running:
+        clients = {}
+        for nick, verify in (("ann", True), ("bob", True), ("old", False)):
+            client = await running.client()
+            await client.send({"cmd": "join", "nick": nick, **({"verify": True} if verify else {})})
+            clients[nick] = client
+        replies = {nick: await client.reply() for nick, client in clients.items()}
+        assert set(replies["old"]) == {"result", "players"}  # exactly as oldmaid.md 5.1
+        ann, bob = replies["ann"], replies["bob"]
+        assert ann["players"] == replies["old"]["players"] == bob["players"]
+        assert set(ann["proofs"]) == {"bob"} and set(bob["proofs"]) == {"ann"}
+        assert ann["secret"] != bob["secret"]
+        # Each proves itself with its own secret; the other expects exactly that.
+        assert proofs.proof(ann["secret"], "bob") == bob["proofs"]["ann"]
+        assert proofs.proof(bob["secret"], "ann") == ann["proofs"]["bob"]
+        assert (await clients["old"].status())["verified"] == ["ann", "bob"]
+
+
+async def test_a_table_lets_a_game_go_once_its_players_have_gone(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A class's table runs all day: it holds the games forming and under way, not every
+    game it ever played (each of which, records and all, it held until it stopped)."""
+    async with table_in_memory(players=2, games=None) as t:
+        _, clients = await t.seat(2)
+        [first, forming] = t.server.games
+        for client in clients.values():
+            await client.aclose()  # the game is aborted: a player left
+        await trio.sleep(HOUR)
+        assert first.ended.is_set()
+        assert t.server.games == [forming] and t.server.forming is forming
