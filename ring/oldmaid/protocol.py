@@ -58,24 +58,17 @@ from ring.oldmaid.messages import (
 from ring.wire.framing import DEFAULT_MAX_MESSAGE, Garbage, JsonObjectSplitter, MessageTooLarge
 from ring.wire.sansio import NEED_DATA, Closed, Invalid, NeedData
 
+# Every protocol's one pair of errors (ring.wire.sansio), named here too for this game's users.
+from ring.wire.sansio import LocalProtocolError as LocalProtocolError
+from ring.wire.sansio import ProtocolError as ProtocolError
+from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
+
 
 class Role(enum.Enum):
     TABLE_CLIENT = "table client"
     TABLE_SERVER = "table"
     OFFERER = "offerer"
     PICKER = "picker"
-
-
-class LinkError(Exception):
-    pass
-
-
-class LocalProtocolError(LinkError):
-    """Our own code tried to send something the protocol does not allow now."""
-
-
-class RemoteProtocolError(LinkError):
-    """The other side broke the protocol beyond repair."""
 
 
 @dataclass(frozen=True, slots=True)

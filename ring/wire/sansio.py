@@ -36,6 +36,29 @@ class Closed:
     """The other side closed its end."""
 
 
+class ProtocolError(Exception):
+    """Something broke a game's protocol; the message says what.
+
+    ``reason`` is the short form a line protocol sends back (FishNet's
+    ``error <reason>``, so without spaces there), ``detail`` the rest; a
+    protocol that sends no such token gives the whole message as ``reason``.
+    The one pair below is every protocol's, as h11's are HTTP's.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class LocalProtocolError(ProtocolError):
+    """Our own code tried to send something the protocol does not allow now."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The other side broke the protocol beyond repair: close the connection."""
+
+
 class SansIO(Protocol):
     def send(self, message: Any) -> bytes:
         """The bytes of one message, to be written in one write."""

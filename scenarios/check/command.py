@@ -20,9 +20,16 @@ GAMES: dict[str, str] = {
 }
 
 
-# Where --manual listens unless --port says otherwise: each server's own default port,
-# the one a student's program with a built-in address most likely dials.
-MANUAL_PORTS = {"fishnet": 1530, "notipping": 10987, "oldmaid": 9898, "reversi": 5410}
+def manual_port(game: str) -> int:
+    """Where --manual listens unless --port says otherwise: the game's server's own default
+    port, the one a student's program with a built-in address most likely dials."""
+    from ring.oldmaid.messages import DEFAULT_PORT as OLDMAID
+    from services.fishnet.messages import DEFAULT_PORT as FISHNET
+    from services.notipping.protocol import DEFAULT_PORT as NOTIPPING
+    from services.reversi.messages import DEFAULT_PORT as REVERSI
+
+    ports = {"fishnet": FISHNET, "notipping": NOTIPPING, "oldmaid": OLDMAID, "reversi": REVERSI}
+    return ports[game]
 
 
 def _options(check: argparse.ArgumentParser) -> None:
@@ -111,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
         if argv:
             print("ring check: --manual takes no COMMAND: you start it", file=sys.stderr)
             return 2
-        program = ManualProgram(args.port or MANUAL_PORTS[args.game], announce=_announce)
+        program = ManualProgram(args.port or manual_port(args.game), announce=_announce)
     else:
         try:
             program = Program(tuple(argv))

@@ -9,9 +9,9 @@ from typing import Any
 
 from ring.games.record import RecordHub
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
+from services.fishnet.messages import DEFAULT_PORT
 from services.fishnet.rules import FishNetGame
 
-DEFAULT_PORT = 1530
 BOT_MOVES = ("random", "first", "second")
 
 GameFactory = Callable[[str, "int | None"], FishNetGame]

@@ -23,26 +23,16 @@ import re
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+# Every protocol's one pair of errors (ring.wire.sansio), named here too for this game's users.
+from ring.wire.sansio import LocalProtocolError as LocalProtocolError
+from ring.wire.sansio import ProtocolError as ProtocolError
+from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
 from services.fishnet.rules import BOOK_SIZE, RANK_COUNT
 
+# Where the course's FishNet server listens, and so ours and its clients by default.
+DEFAULT_PORT = 1530
+
 MAX_GIVEN = BOOK_SIZE - 1
-
-
-class ProtocolError(Exception):
-    """``reason`` has no spaces, so a server can send it as ``error <reason>``."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-
-
-class LocalProtocolError(ProtocolError):
-    """Our own code tried to send something the protocol does not allow now."""
-
-
-class RemoteProtocolError(ProtocolError):
-    """The other side broke the protocol beyond repair; close the connection."""
 
 
 # -- messages ----------------------------------------------------------------------

@@ -14,8 +14,8 @@ import trio
 from ring.cli import cliargs
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import ServeSettings, Service, start_server
+from services.fishnet.messages import DEFAULT_PORT
 
-DEFAULT_PORT = 1530
 LEVELS = ["spot", "bob", "alice", "smarx"]
 
 

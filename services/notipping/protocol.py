@@ -36,19 +36,19 @@ from dataclasses import dataclass
 
 from ring.wire.sansio import NEED_DATA, Closed, NeedData
 
+# Every protocol's one pair of errors (ring.wire.sansio), named here too for this game's users.
+from ring.wire.sansio import LocalProtocolError as LocalProtocolError
+from ring.wire.sansio import ProtocolError as ProtocolError
+from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
+
+# Where the course's No Tipping server listens, and so ours and its clients by default.
+DEFAULT_PORT = 10987
+
 MAX_MESSAGE = 4096
 HANDLE = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 _WHITESPACE = re.compile(rb"\s+")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,9}")
 _TERMINATOR = b";\n"
-
-
-class LocalProtocolError(Exception):
-    """We were asked to send something the protocol does not allow now."""
-
-
-class RemoteProtocolError(Exception):
-    """The other side sent something we cannot read."""
 
 
 # -- what a client sends, as the server reads it ------------------------------------

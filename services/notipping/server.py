@@ -48,7 +48,7 @@ from ring.games.record import RecordHub
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS, Refusal, answer_once
 from services.notipping import protocol as wire
 from services.notipping.match import GameReport, NoTippingRules, describe, shown
-from services.notipping.protocol import MAX_MESSAGE
+from services.notipping.protocol import DEFAULT_PORT, MAX_MESSAGE
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT, Game
 
 if TYPE_CHECKING:
@@ -64,7 +64,6 @@ __all__ = [
     "serve_notipping",
 ]
 
-DEFAULT_PORT = 10987
 MAX_JOIN_REQUESTS = 10  # per connection, granted or denied
 UNJOINED = "closed before joining"  # a log line's words (docs/protocols/notipping.md)
 

@@ -13,9 +13,9 @@ import trio
 from ring.cli import cliargs
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import ServeSettings, Service, start_server
+from services.notipping.protocol import DEFAULT_PORT
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT
 
-DEFAULT_PORT = 10987
 LEVELS = ["random", "greedy", "solver"]
 
 

@@ -15,9 +15,8 @@ import trio
 
 from ring.cli import cliargs
 from ring.cli.registry import Command, ServeSettings, Service, as_service_error
+from ring.oldmaid.messages import DEFAULT_PORT
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS
-
-DEFAULT_PORT = 9898
 
 
 def _add_game_options(group: argparse._ActionsContainer) -> None:

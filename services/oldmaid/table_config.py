@@ -12,12 +12,11 @@ import trio
 
 from ring.games.record import RecordHub
 from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import DEFAULT_PORT
 from ring.wire.framing import DEFAULT_MAX_MESSAGE
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 from services.oldmaid.game_outcome import GameOutcome
 from services.oldmaid.referee import MAX_PLAYERS, MIN_PLAYERS
-
-DEFAULT_PORT = 9898
 
 
 @dataclass(frozen=True)

@@ -16,24 +16,20 @@ from typing import ClassVar
 
 from ring.wire.sansio import Closed, NeedData
 
+# Every protocol's one pair of errors (ring.wire.sansio), named here too for this game's users.
+from ring.wire.sansio import LocalProtocolError as LocalProtocolError
+from ring.wire.sansio import ProtocolError as ProtocolError
+from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
+
+# Where the course's Reversi server listens, and so ours and its clients by default.
+DEFAULT_PORT = 5410
+
 NAME_MAX = 10  # handout: "no longer than 10 characters"
 SIZE = 8
 SQUARES = SIZE * SIZE
 
 _NAME_TEXT = re.compile(rf"[A-Za-z0-9_]{{1,{NAME_MAX}}}")
 _LEADING_WHITESPACE = re.compile(rb"[ \t\r\n\x0b\x0c]*")
-
-
-class ProtocolError(Exception):
-    """Something broke the Reversi protocol; the message says what."""
-
-
-class LocalProtocolError(ProtocolError):
-    """Our own code tried to send something the protocol does not allow now."""
-
-
-class RemoteProtocolError(ProtocolError):
-    """The other side sent bytes that are not the protocol; close the connection."""
 
 
 def is_name(text: object) -> bool:

@@ -29,6 +29,7 @@ from ring.games.seeds import server_seed
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 from ring.wire.sansio import NEED_DATA
 from services.reversi.match import GameReport, ReversiRules, shown
+from services.reversi.messages import DEFAULT_PORT
 from services.reversi.protocol import BadName, Closed, LineTooLong, Named, ServerConnection
 from services.reversi.rules import Position
 
@@ -44,7 +45,6 @@ __all__ = [
     "serve_reversi",
 ]
 
-DEFAULT_PORT = 5410
 NAME_SILENCE = 0.2  # reversi.md 6: a name without a newline ends after 200 ms of silence
 MAX_EARLY_BYTES = 4096  # what a named player may send before its game starts
 UNNAMED = "closed before naming itself"  # a log line's words (docs/protocols/reversi.md)

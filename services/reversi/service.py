@@ -13,8 +13,8 @@ import trio
 from ring.cli import cliargs
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import ServeSettings, Service, start_server
+from services.reversi.messages import DEFAULT_PORT
 
-DEFAULT_PORT = 5410
 LEVELS = ["random", "greedy", "positional", "deep"]
 
 
