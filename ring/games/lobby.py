@@ -18,7 +18,7 @@ connection is read for a close: bytes it sends early are kept for its game
 closed, it loses its seat, and its task logs why (in the game's words) and
 closes it. Games are numbered 1, 2, 3... per server.
 
-The server tail. ``serve`` listens (``ring.wire.net.serving``, with its caps and
+The server tail. ``serve`` listens (``ring.wire.net.listening``, with its caps and
 the game's ``refuse``), advertises the server over mDNS off loopback, writes
 each game's transcript when ``transcripts`` is set (a
 ``ring.games.transcripts.TranscriptFiles`` subscribed to the server's record hub), and
@@ -49,8 +49,9 @@ from ring.wire.net import (
     CannotListen,
     ListenerConfig,
     Refusal,
+    ServerError,
+    listening_as,
     mark_established,
-    serving_as,
     wants_mdns,
 )
 
@@ -59,10 +60,6 @@ if TYPE_CHECKING:
 
 # How long the shutdown may take to close every game, all together.
 SHUTDOWN_TIMEOUT = 1.0
-
-
-class ServerError(Exception):
-    """The server could not run at all (port in use, transcripts not writable)."""
 
 
 class ServedConfig(ListenerConfig, Protocol):
@@ -313,7 +310,7 @@ async def serve(
         raise ServerError(f"cannot write transcripts in {server.transcripts}: {exc}") from None
     with recording_to(server.hub, transcripts):
         async with trio.open_nursery() as nursery:
-            listening = serving_as(
+            listening = listening_as(
                 server.config,
                 server.handle,
                 on_stop=server.shut_down,

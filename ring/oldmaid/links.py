@@ -1,6 +1,6 @@
 """The Old Maid peer's connections to the other players, and the exchanges on them.
 
-- Right: the peer listens (``ring.wire.net.serve``); whoever holds the turn to its
+- Right: the peer listens (``ring.wire.net.listen``); whoever holds the turn to its
   right dials in, or a seat further right when the players between are out.
   ``serve`` reads each such connection, answers what cannot be a turn (a bad
   message, a request from an address that is not a player) and hands every
@@ -56,7 +56,7 @@ from ring.oldmaid.turns import (
     accusation,
     fault,
 )
-from ring.wire.net import dial, mark_established, reserved_port, serve
+from ring.wire.net import dial, listen, mark_established, reserved_port
 from ring.wire.transport import Connection, plain_ip
 
 # Dialling a seat that refuses: the first retry after this long, each next
@@ -143,7 +143,7 @@ class Links(PickExchanges):
                     task_status = trio.TASK_STATUS_IGNORED
                     await self._seated.wait()
                     await trio.sleep(config.listen_late)
-            await serve(
+            await listen(
                 handler,
                 host,
                 port,
@@ -155,7 +155,7 @@ class Links(PickExchanges):
         except OSError as exc:
             raise PeerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
-    async def serve(self, stream: trio.SocketStream, take: TakeRequest) -> None:
+    async def handle(self, stream: trio.SocketStream, take: TakeRequest) -> None:
         """Read one connection dialled in to us; each turn a player sends goes to ``take``."""
         config = self._config
         link = Connection(self._wrapped(stream), Link(Role.PICKER), timeout=config.timeout)
@@ -167,7 +167,7 @@ class Links(PickExchanges):
             while True:
                 # Until it has sent something valid, a connection may be a
                 # stray or part of a flood: it gets a short wait, and
-                # ring.wire.net.serve may evict it to make room at the cap.
+                # ring.wire.net.listen may evict it to make room at the cap.
                 wait = (
                     config.idle_timeout
                     if established

@@ -294,8 +294,8 @@ class Peer:
     # -- a turn handed to us -------------------------------------------------------
 
     async def _serve_right(self, stream: trio.SocketStream) -> None:
-        """Serve one connection dialled in to us (``ring.wire.net.serve`` runs one a connection)."""
-        await self.links.serve(stream, self._take_request)
+        """One connection dialled in to us (``ring.wire.net.listen`` runs one a connection)."""
+        await self.links.handle(stream, self._take_request)
 
     async def _take_request(
         self, link: Connection, request: YourTurn | Offer, known: str | None

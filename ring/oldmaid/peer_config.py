@@ -30,7 +30,7 @@ class PeerConfig:
     # turn must show up again within stall_timeout, or the game is stalled.
     pick_pause: float = 0.05
     stall_timeout: float = 3.0
-    # Inbound connections: at most this many open at once (ring.wire.net.serve
+    # Inbound connections: at most this many open at once (ring.wire.net.listen
     # evicts the oldest that has not yet sent a valid message), and one that
     # sends nothing valid within first_message_timeout is closed.
     max_connections: int = 64

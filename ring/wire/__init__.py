@@ -5,7 +5,7 @@
 - ``framing``: a byte stream split into JSON objects (Old Maid, FishNet).
 - ``transport``: ``Connection``, one connection and one protocol object,
   every wait bounded.
-- ``net``: listening (``serve``: caps per address, eviction, refusal) and
+- ``net``: listening (``listen``: caps per address, eviction, refusal) and
   dialling (``dial``).
 - ``flood``: the rule every server applies to a run of bad messages.
 - ``burst_log``: log lines that come in bursts, at most one a second.
@@ -23,8 +23,8 @@ from ring.wire.net import (
     Refusal,
     answer_once,
     dial,
+    listen,
     mark_established,
-    serve,
     wants_mdns,
 )
 from ring.wire.sansio import NEED_DATA, Closed, Invalid, NeedData
@@ -46,8 +46,8 @@ __all__ = [
     "Refusal",
     "answer_once",
     "dial",
+    "listen",
     "mark_established",
     "plain_ip",
-    "serve",
     "wants_mdns",
 ]

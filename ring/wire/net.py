@@ -49,7 +49,7 @@ Refuse = Callable[[trio.SocketStream, Refusal], Awaitable[None]]
 
 
 class _Slot:
-    """One accepted connection, as ``serve`` counts it against its caps."""
+    """One accepted connection, as ``listen`` counts it against its caps."""
 
     def __init__(self, address: str | None) -> None:
         self.address = address
@@ -65,19 +65,19 @@ _current_slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar(
 
 
 def mark_established() -> None:
-    """Tell ``serve`` that the connection this task handles has proved itself.
+    """Tell ``listen`` that the connection this task handles has proved itself.
 
     A handler calls it once its client has sent something valid (the table:
     any well-formed request; a peer: any well-formed message). Established
     connections are never evicted to make room for newcomers. Outside a
-    ``serve`` handler it does nothing.
+    ``listen`` handler it does nothing.
     """
     slot = _current_slot.get()
     if slot is not None:
         slot.established = True
 
 
-async def serve(
+async def listen(
     handler: Handler,
     host: str,
     port: int,
@@ -197,8 +197,14 @@ async def answer_once(stream: trio.SocketStream, data: bytes) -> None:
     await stream.send_all(data)
 
 
-class CannotListen(Exception):
-    """The server's address could not be bound: the one line its user reads."""
+class ServerError(Exception):
+    """A server cannot run at all (its port in use, its transcripts not writable): the one
+    line its user reads. Every server raises this one (Reversi's, No Tipping's, FishNet's,
+    the Old Maid table)."""
+
+
+class CannotListen(ServerError):
+    """The server's address could not be bound."""
 
 
 class ListenerConfig(Protocol):
@@ -216,7 +222,7 @@ class ListenerConfig(Protocol):
     def exempt_loopback(self) -> bool: ...
 
 
-def serving_as(
+def listening_as(
     config: ListenerConfig,
     handler: Handler,
     *,
@@ -225,9 +231,9 @@ def serving_as(
     refuse: Refuse | None = None,
     listener: trio.SocketListener | None = None,
 ) -> AbstractAsyncContextManager[tuple[str, int]]:
-    """``serving`` where the config says: its address, connection caps and loopback rule
+    """``listening`` where the config says: its address, connection caps and loopback rule
     (or on ``listener``)."""
-    return serving(
+    return listening(
         handler,
         config.host,
         config.port,
@@ -242,7 +248,7 @@ def serving_as(
 
 
 @asynccontextmanager
-async def serving(
+async def listening(
     handler: Handler,
     host: str,
     port: int,
@@ -255,7 +261,7 @@ async def serving(
     refuse: Refuse | None = None,
     listener: trio.SocketListener | None = None,
 ) -> AsyncIterator[tuple[str, int]]:
-    """Serve (as ``serve``, with its caps and refusal) while the body runs; yields the bound
+    """Serve (as ``listen``, with its caps and refusal) while the body runs; yields the bound
     (host, port).
 
     However the body ends (returning, or cancelled by Ctrl-C or SIGTERM), the
@@ -267,9 +273,9 @@ async def serving(
     connections = trio.CancelScope(shield=True)
     failure: OSError | None = None
 
-    async def listen(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+    async def accept_all(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
         with connections:
-            await serve(
+            await listen(
                 handler,
                 host,
                 port,
@@ -283,7 +289,7 @@ async def serving(
 
     async with trio.open_nursery() as nursery:
         try:
-            address = await nursery.start(listen)
+            address = await nursery.start(accept_all)
         except OSError as exc:
             failure = exc  # raised below, outside the nursery: one plain error
         else:

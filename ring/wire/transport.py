@@ -247,7 +247,7 @@ async def write(
     writes nothing, and other tasks run after each write. (Without that yield
     a FishNet test's teardown once hung about one run in two: the different
     interleaving let FishNet's goodbye follow a game's end, and the refusal
-    it raised skipped the listener's cancellation in ``ring.wire.net.serving``.
+    it raised skipped the listener's cancellation in ``ring.wire.net.listening``.
     Both are fixed; tests/services/fishnet/test_server.py plays that game
     with writes that do not yield.) A write that is not the ``last`` of a
     series (``Connection.send_each``) leaves that yield to the last one.

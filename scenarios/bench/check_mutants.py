@@ -48,7 +48,7 @@ from scenarios.bench.mutant_games import Equivalence, References, Table, old_mai
 from scenarios.bench.mutation import Mutant, mutate_file
 from scenarios.check.context import Case
 from scenarios.check.runner import run_cases
-from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.check.verdicts import CaseResult, CaseVerdict
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("ring", "services", "scenarios")
@@ -228,7 +228,7 @@ async def until_first_fail(
 
         def seen(result: CaseResult) -> None:
             results.append(result)
-            if stop and result.verdict is Verdict.FAIL:
+            if stop and result.verdict is CaseVerdict.FAIL:
                 scope.cancel()
 
         await run_cases(cases, ring(tree, *game.program), logs, jobs=jobs, on_result=seen)
@@ -237,8 +237,9 @@ async def until_first_fail(
 
 def judge(mutant: Mutant, results: list[CaseResult], seconds: float) -> Outcome:
     outcome = Outcome(mutant, "survived", cases_run=len(results), seconds=seconds)
-    outcome.warnings = [f"{r.case_id}: {r.reason}" for r in results if r.verdict is Verdict.WARN]
-    for verdict, status in ((Verdict.FAIL, "killed"), (Verdict.ERROR, "error")):
+    warned = [r for r in results if r.verdict is CaseVerdict.WARN]
+    outcome.warnings = [f"{r.case_id}: {r.reason}" for r in warned]
+    for verdict, status in ((CaseVerdict.FAIL, "killed"), (CaseVerdict.ERROR, "error")):
         decided = [r for r in results if r.verdict is verdict]
         if decided:
             outcome.status, outcome.case = status, decided[0].case_id
@@ -263,7 +264,7 @@ def measure(game: Game, base: Path, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="ring-mutants-") as scratch:
         logs = Path(scratch) / "baseline"
         results = trio.run(until_first_fail, cases, base, game, logs, args.jobs, False)
-        bad = [r for r in results if r.verdict is not Verdict.PASS]
+        bad = [r for r in results if r.verdict is not CaseVerdict.PASS]
         report["baseline"] = {r.case_id: r.verdict.value for r in results}
         if bad:
             for r in bad:

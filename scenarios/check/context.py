@@ -20,7 +20,7 @@ from scenarios.check import obligations
 from scenarios.check.manual import ManualProgram, ManualRun
 from scenarios.check.obligations import Rule
 from scenarios.check.verdicts import Judge
-from scenarios.check.wire import Wire
+from scenarios.check.wire import CaseWire
 from scenarios.programs import Program, RunningProgram
 
 HOST = "127.0.0.1"
@@ -80,7 +80,7 @@ class CaseContext:
         self.started = trio.current_time()
         self.running: RunningProgram | ManualRun | None = None
         self._values: dict[str, str] = {}
-        self.wires: list[Wire] = []
+        self.wires: list[CaseWire] = []
         # Where a case's server side is more than wires (Old Maid's table and peers):
         # the lines it saw of the program, for the report.
         self.evidence: Callable[[], list[str]] | None = None
@@ -151,7 +151,7 @@ class CaseContext:
         self.running = await self._program.start(self.values, self._logs, self.case.case_id)
         return self.running
 
-    async def accept(self, timeout: float = CONNECT_TIMEOUT) -> Wire:
+    async def accept(self, timeout: float = CONNECT_TIMEOUT) -> CaseWire:
         """The program's next connection; FAIL if it exits or the time passes first."""
         assert self.running is not None
         running = self.running
@@ -172,7 +172,7 @@ class CaseContext:
                 nursery.start_soon(watch_exit)
             nursery.cancel_scope.deadline = trio.current_time() + timeout
         if accepted:
-            wire = Wire(accepted[0], self.started, on_send=self.sent, on_receive=self.heard)
+            wire = CaseWire(accepted[0], self.started, on_send=self.sent, on_receive=self.heard)
             self.wires.append(wire)
             return wire
         if running.exited:
@@ -192,7 +192,7 @@ class CaseContext:
                 obligations.EXIT, f"the program did not exit within {within:g} s of {what}"
             )
 
-    async def end_pause(self, wire: Wire, said: str, last: str) -> None:
+    async def end_pause(self, wire: CaseWire, said: str, last: str) -> None:
         """Between a game's next-to-last message ``said`` and its ``last``: FAIL if the
         program closes its connection before ``last`` comes (it took ``said`` for the end)."""
         data = await wire.receive(END_PAUSE)
@@ -205,7 +205,7 @@ class CaseContext:
             wire.unread(data)
 
     async def expect_close(
-        self, wire: Wire, after: str, allowed: bytes = b"", quiet: Rule | None = None
+        self, wire: CaseWire, after: str, allowed: bytes = b"", quiet: Rule | None = None
     ) -> None:
         """FAIL unless the program closes ``wire`` within the case's ``exit_within`` of
         ``after``; what it sends meanwhile is a WARN (``quiet``, the rule), but for lines

@@ -2,7 +2,7 @@
 
 Every case plays the FishNet server's part against the program, which sends
 ``play {name} <opponent>``: it reads the program's lines with the server's own
-parser (``Link``), deals and referees with the server's own ``Referee``, and
+parser (``Link``), deals and tells with the server's own ``News``, and
 plays the opponent itself (a seeded random request for a rank it holds, or,
 where the case says so, a pass). A case may deal a position of its own
 choosing. A request for a rank the program does not hold, a line the server
@@ -25,7 +25,8 @@ import trio
 from ring.wire.sansio import Closed, Invalid
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
-from scenarios.check.wire import Outbox, Wire, read_event
+from scenarios.check.wire import CaseWire, Outbox, read_event
+from services.fishnet.news import News, Tell
 from services.fishnet.protocol import (
     Error,
     Link,
@@ -38,7 +39,6 @@ from services.fishnet.protocol import (
     YourTurn,
     YouWin,
 )
-from services.fishnet.referee import Referee, Tell
 from services.fishnet.rules import FishNetGame, RuleError
 
 MOVE_LIMIT = 120.0  # the server's --move-time default: to answer yourturn
@@ -96,7 +96,9 @@ def with_next_card(game: FishNetGame, rank: int) -> FishNetGame:
 
 
 class ServerSide:
-    def __init__(self, context: CaseContext, wire: Wire, style: Style, move_limit: float) -> None:
+    def __init__(
+        self, context: CaseContext, wire: CaseWire, style: Style, move_limit: float
+    ) -> None:
         self.context = context
         self.judge = context.judge
         self.wire = wire
@@ -192,9 +194,9 @@ async def play_game(
     server = ServerSide(context, wire, style, move_limit)
     await server.read_play()
     game = game or FishNetGame(SEED, first=first)
-    referee = Referee(game)
+    news = News(game)
     rng = random.Random(SEED)
-    await server.send(_mine(referee.deal()))
+    await server.send(_mine(news.deal()))
     moves = theirs = 0
     while not game.over:
         if game.turn == OPPONENT:
@@ -203,7 +205,7 @@ async def play_game(
             theirs += 1
             if theirs == error_out_of_turn:
                 await server.send([Error(ERROR_OUT_OF_TURN)])
-            await server.send(_mine(referee.act(OPPONENT, move)))
+            await server.send(_mine(news.act(OPPONENT, move)))
             continue
         if opponent_leaves_after is not None and moves == opponent_leaves_after:
             # The opponent's connection dropped (Errors): an error line, then the result.
@@ -234,10 +236,10 @@ async def play_game(
             steered = with_next_card(game, move.rank)
             if steered is not game:
                 game, fish_what_is_asked = steered, False
-                referee = Referee(game)
+                news = News(game)
                 wire.note(f"the next card of the stock is a {move.rank}")
         try:
-            tells = referee.act(CLIENT, move)
+            tells = news.act(CLIENT, move)
         except RuleError as exc:  # pragma: no cover - ServerSide.move checks it first
             raise context.judge.fail(
                 rules.FISHNET_ANSWER, f"the server refuses its move: {exc}"
@@ -252,7 +254,7 @@ async def play_game(
         raise RuntimeError("no request of the game could be answered with its own rank")
     if (error_at_turn or 0) > moves or (error_out_of_turn or 0) > theirs:
         raise RuntimeError("the game ended before the case's error line was due")
-    ending = _mine(referee.ending())
+    ending = _mine(news.ending())
     await server.send(ending)
     context.over()
     said = ending[0].command if ending else "the end"

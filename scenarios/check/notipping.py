@@ -23,7 +23,7 @@ from ring.wire.sansio import Closed
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.verdicts import CaseFailed
-from scenarios.check.wire import Outbox, Wire, read_event
+from scenarios.check.wire import CaseWire, Outbox, read_event
 from services.notipping.protocol import (
     AddMove,
     BadJoin,
@@ -65,7 +65,7 @@ def handout_layout(data: bytes) -> bytes:
 class ServerSide:
     """The course server's end of one player's connection, as one case plays it."""
 
-    def __init__(self, context: CaseContext, wire: Wire, style: Style, budget: float) -> None:
+    def __init__(self, context: CaseContext, wire: CaseWire, style: Style, budget: float) -> None:
         self.context = context
         self.judge = context.judge
         self.wire = wire

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.check.verdicts import CaseResult, CaseVerdict
 
 # A FAIL quotes this much of the program's output.
 OUTPUT_LINES = 8
@@ -18,7 +18,7 @@ ID_WIDTH = 30  # the longest case id: oldmaid.connect.late-neighbour
 def case_line(result: CaseResult) -> str:
     """The line printed as a case ends: verdict, id, time, and why (unless it passed)."""
     line = f"{result.verdict.value:<5} {result.case_id:<{ID_WIDTH}} {result.seconds:6.2f} s"
-    if result.verdict is not Verdict.PASS:
+    if result.verdict is not CaseVerdict.PASS:
         line += f"  {result.reason}"
     return line
 
@@ -27,12 +27,12 @@ def details(result: CaseResult) -> list[str]:
     """What a FAIL or a WARN shows under its line: the rule it breaks (or the advice it
     does not follow), quoted from the docs; the case's section; and for a FAIL the
     transcript and the output."""
-    if result.verdict is Verdict.PASS:
+    if result.verdict is CaseVerdict.PASS:
         return []
-    said = "breaks" if result.verdict is Verdict.FAIL else "advice"
+    said = "breaks" if result.verdict is CaseVerdict.FAIL else "advice"
     lines = [f"      {said} {rule.quoted}" for rule in result.rules]
     lines.append(f"      case: {result.section}: {result.title}")
-    if result.verdict is Verdict.FAIL:
+    if result.verdict is CaseVerdict.FAIL:
         if result.transcript:
             lines.append("      the last of the conversation (-> ours, <- the program's):")
             lines += [f"        {line}" for line in result.transcript]
@@ -45,11 +45,10 @@ def details(result: CaseResult) -> list[str]:
 
 def summary(game: str, results: Sequence[CaseResult], command: str) -> list[str]:
     counts = Counter(result.verdict for result in results)
-    line = (
-        f"  {counts[Verdict.PASS]} PASS, {counts[Verdict.WARN]} WARN, {counts[Verdict.FAIL]} FAIL"
-    )
-    if counts[Verdict.ERROR]:
-        line += f", {counts[Verdict.ERROR]} ERROR (the checker's own failures)"
+    shown = (CaseVerdict.PASS, CaseVerdict.WARN, CaseVerdict.FAIL)
+    line = "  " + ", ".join(f"{counts[verdict]} {verdict.value}" for verdict in shown)
+    if counts[CaseVerdict.ERROR]:
+        line += f", {counts[CaseVerdict.ERROR]} ERROR (the checker's own failures)"
     lines = ["", f"{game}: {len(results)} cases against {command}", line]
     for result in results:
         if result.notes:
@@ -60,9 +59,9 @@ def summary(game: str, results: Sequence[CaseResult], command: str) -> list[str]
 def exit_status(results: Sequence[CaseResult]) -> int:
     """0 only when no case FAILed (WARN passes, as h2spec's and Autobahn's "non-strict");
     3 when the checker itself failed (ERROR) and nothing FAILed."""
-    if any(result.verdict is Verdict.FAIL for result in results):
+    if any(result.verdict is CaseVerdict.FAIL for result in results):
         return 1
-    return 3 if any(result.verdict is Verdict.ERROR for result in results) else 0
+    return 3 if any(result.verdict is CaseVerdict.ERROR for result in results) else 0
 
 
 def write_json(path: Path, game: str, command: str, results: Sequence[CaseResult]) -> None:
@@ -70,15 +69,15 @@ def write_json(path: Path, game: str, command: str, results: Sequence[CaseResult
         "game": game,
         "command": command,
         "cases": [result.as_dict() for result in results],
-        "failed": sum(result.verdict is Verdict.FAIL for result in results),
+        "failed": sum(result.verdict is CaseVerdict.FAIL for result in results),
     }
     path.write_text(json.dumps(document, indent=2) + "\n")
 
 
 def write_junit(path: Path, game: str, results: Sequence[CaseResult]) -> None:
     """JUnit XML, one testcase a case, as CI systems read it; a WARN passes with its reason."""
-    failures = sum(result.verdict is Verdict.FAIL for result in results)
-    errors = sum(result.verdict is Verdict.ERROR for result in results)
+    failures = sum(result.verdict is CaseVerdict.FAIL for result in results)
+    errors = sum(result.verdict is CaseVerdict.ERROR for result in results)
     suite = ET.Element(
         "testsuite",
         name=f"ring check {game}",
@@ -95,10 +94,10 @@ def write_junit(path: Path, game: str, results: Sequence[CaseResult]) -> None:
             name=result.case_id,
             time=f"{result.seconds:.3f}",
         )
-        if result.verdict is Verdict.FAIL:
+        if result.verdict is CaseVerdict.FAIL:
             failure = ET.SubElement(case, "failure", message=result.reason, type="FAIL")
             failure.text = "\n".join(details(result))
-        elif result.verdict is Verdict.ERROR:
+        elif result.verdict is CaseVerdict.ERROR:
             ET.SubElement(case, "error", message=result.reason, type="ERROR")
         output = [f"{result.verdict.value}: {result.reason}", *result.notes]
         ET.SubElement(case, "system-out").text = "\n".join(output)
@@ -110,14 +109,14 @@ def write_gradescope(path: Path, results: Sequence[CaseResult]) -> None:
     the checker's failure, never taken out of a student's score)."""
     tests = []
     for result in results:
-        score = 0.0 if result.verdict is Verdict.FAIL else 1.0
+        score = 0.0 if result.verdict is CaseVerdict.FAIL else 1.0
         output = [f"{result.verdict.value}: {result.reason}", *result.notes, *details(result)]
         tests.append(
             {
                 "name": f"{result.case_id}: {result.title} ({result.section})",
                 "score": score,
                 "max_score": 1.0,
-                "status": "failed" if result.verdict is Verdict.FAIL else "passed",
+                "status": "failed" if result.verdict is CaseVerdict.FAIL else "passed",
                 "output": "\n".join(output),
             }
         )

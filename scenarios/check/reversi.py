@@ -25,7 +25,7 @@ import trio
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, Case, CaseContext, exits_as_fast_as_it_moves
 from scenarios.check.verdicts import CaseFailed, Judge
-from scenarios.check.wire import Outbox, Wire
+from scenarios.check.wire import CaseWire, Outbox
 from services.reversi.protocol import (
     NEED_DATA,
     BadName,
@@ -76,7 +76,9 @@ def legal_text(position: Position) -> str:
 class ServerSide:
     """The course server's end of one connection, as one case plays it."""
 
-    def __init__(self, context: CaseContext, wire: Wire, style: Style, move_limit: float) -> None:
+    def __init__(
+        self, context: CaseContext, wire: CaseWire, style: Style, move_limit: float
+    ) -> None:
         self.context = context
         self.judge: Judge = context.judge
         self.wire = wire

@@ -32,7 +32,7 @@ from scenarios.check.boxed import boxed_for
 from scenarios.check.context import HOST, Case, CaseContext
 from scenarios.check.manual import ManualProgram
 from scenarios.check.obligations import Rule
-from scenarios.check.verdicts import CaseFailed, CaseResult, Verdict
+from scenarios.check.verdicts import CaseFailed, CaseResult, CaseVerdict
 from scenarios.programs import Program, ProgramError, RunningProgram
 
 # A case whose program used no CPU for this long gives its place to the next case.
@@ -74,7 +74,7 @@ async def run_case(
     released = trio.Event()
     if place is None:
         released.set()
-    verdict, reason, rule = Verdict.ERROR, "the case was stopped", None  # until it has played
+    verdict, reason, rule = CaseVerdict.ERROR, "the case was stopped", None  # until it has played
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_give_up_place_when_idle, context, place, released)
@@ -83,7 +83,8 @@ async def run_case(
     finally:
         with trio.CancelScope(shield=True):
             closed = any(wire.closed_by_client for wire in context.wires) or not context.wires
-            if verdict is Verdict.FAIL and closed and isinstance(context.running, RunningProgram):
+            failed = verdict is CaseVerdict.FAIL
+            if failed and closed and isinstance(context.running, RunningProgram):
                 await context.running.wait(CRASH_WAIT)  # a crash, if it is one, says why
             for wire in context.wires:
                 await wire.close()
@@ -94,20 +95,21 @@ async def run_case(
                 await network.aclose()
             if not released.is_set() and place is not None:
                 place.release()
-    if verdict in (Verdict.PASS, Verdict.FAIL) and isinstance(context.running, RunningProgram):
+    judged = verdict in (CaseVerdict.PASS, CaseVerdict.FAIL)
+    if judged and isinstance(context.running, RunningProgram):
         crash = _how_it_ended(context, context.running)
         # A crash explains a FAIL that followed from it, but for one before the program
         # even connected: that one says how it exited already.
         explains = crash is not None and crash[0] is obligations.CRASH
         if crash is not None and (
-            verdict is Verdict.PASS or (explains and rule is not obligations.CONNECT)
+            verdict is CaseVerdict.PASS or (explains and rule is not obligations.CONNECT)
         ):
-            was = f" (so {reason})" if verdict is Verdict.FAIL else ""
+            was = f" (so {reason})" if verdict is CaseVerdict.FAIL else ""
             rule, reason = crash[0], crash[1] + was
-            verdict = Verdict.FAIL
+            verdict = CaseVerdict.FAIL
     rules: list[Rule] = [rule] if rule is not None else []
-    if verdict is Verdict.PASS and context.judge.warnings:
-        verdict, reason = Verdict.WARN, "; ".join(context.judge.warnings)
+    if verdict is CaseVerdict.PASS and context.judge.warnings:
+        verdict, reason = CaseVerdict.WARN, "; ".join(context.judge.warnings)
         rules = list(context.judge.warned)
     stdout, stderr = context.running.output() if context.running else ([], [])
     return CaseResult(
@@ -126,7 +128,7 @@ async def run_case(
     )
 
 
-async def _played(case: Case, context: CaseContext) -> tuple[Verdict, str, Rule | None]:
+async def _played(case: Case, context: CaseContext) -> tuple[CaseVerdict, str, Rule | None]:
     """The case played to its verdict, as far as the game goes: what it raised, said."""
     try:
         with trio.fail_after(case.deadline):
@@ -134,7 +136,7 @@ async def _played(case: Case, context: CaseContext) -> tuple[Verdict, str, Rule 
                 await context.start()
             await case.play(context)
     except CaseFailed as failed:
-        return Verdict.FAIL, str(failed), failed.rule
+        return CaseVerdict.FAIL, str(failed), failed.rule
     except trio.TooSlowError:
         # Every wait of a case has its own limit, each a rule's; the deadline is a backstop
         # sized for the slowest legal program, so passing it is the checker's failure.
@@ -142,13 +144,13 @@ async def _played(case: Case, context: CaseContext) -> tuple[Verdict, str, Rule 
             f"the case did not finish within {case.deadline:g} s, although each of its waits "
             "has a limit of its own; please report it"
         )
-        return Verdict.ERROR, reason, None
+        return CaseVerdict.ERROR, reason, None
     except ProgramError as exc:
-        return Verdict.FAIL, str(exc), obligations.CONNECT
+        return CaseVerdict.FAIL, str(exc), obligations.CONNECT
     except Exception as exc:  # our bug: said as ours, never as the program's
         reason = f"the checker itself failed ({type(exc).__name__}: {exc}); please report it"
-        return Verdict.ERROR, reason, None
-    return Verdict.PASS, "as the protocol says", None
+        return CaseVerdict.ERROR, reason, None
+    return CaseVerdict.PASS, "as the protocol says", None
 
 
 def _how_it_ended(context: CaseContext, running: RunningProgram) -> tuple[Rule, str] | None:

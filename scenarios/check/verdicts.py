@@ -15,7 +15,7 @@ from typing import Any
 from scenarios.check.obligations import Level, Rule
 
 
-class Verdict(enum.Enum):
+class CaseVerdict(enum.Enum):
     PASS = "PASS"
     WARN = "WARN"  # legal, but fragile: our servers put up with it, others may not
     FAIL = "FAIL"  # a "must" of the protocol docs broken (scenarios.check.obligations)
@@ -23,7 +23,8 @@ class Verdict(enum.Enum):
 
     @property
     def rank(self) -> int:
-        return {Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2, Verdict.ERROR: 3}[self]
+        order = (CaseVerdict.PASS, CaseVerdict.WARN, CaseVerdict.FAIL, CaseVerdict.ERROR)
+        return order.index(self)
 
 
 class CaseFailed(Exception):
@@ -80,7 +81,7 @@ class CaseResult:
     case_id: str
     title: str
     section: str
-    verdict: Verdict
+    verdict: CaseVerdict
     reason: str  # one line: why this verdict
     seconds: float
     transcript: list[str] = field(default_factory=list)  # the lines around the verdict

@@ -29,7 +29,7 @@ class ClientGone(Exception):
     """The program closed its connection (or reset it) while we wrote."""
 
 
-class Wire:
+class CaseWire:
     def __init__(
         self,
         stream: trio.SocketStream,
@@ -106,7 +106,7 @@ class Outbox:
     (``together``), written whole or a byte at a time (``split``)."""
 
     def __init__(
-        self, wire: Wire, judge: Judge, *, split: bool, together: bool, stay: Rule
+        self, wire: CaseWire, judge: Judge, *, split: bool, together: bool, stay: Rule
     ) -> None:
         self._wire = wire
         self._judge = judge
@@ -138,7 +138,7 @@ class SansIOReader(Protocol):
 
 
 async def read_event(
-    wire: Wire, reader: SansIOReader, judge: Judge, wait: float, waiting_for: str, rule: Rule
+    wire: CaseWire, reader: SansIOReader, judge: Judge, wait: float, waiting_for: str, rule: Rule
 ) -> object:
     """The program's next event as the server reads it; FAIL (``rule``) after ``wait``
     without one."""

@@ -76,7 +76,7 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
 async def _played(
     job: GameJob, logs: Path, network: BoxNetwork | None
 ) -> tuple[GameResult, dict[str, bytes]]:
-    from services.oldmaid.table import TableError, serve_table
+    from services.oldmaid.table import ServerError, serve_table
     from services.oldmaid.table_config import TableConfig
 
     settings = job.settings
@@ -123,7 +123,7 @@ async def _played(
     async with trio.open_nursery() as nursery:
         try:
             host, port = await nursery.start(serve)
-        except TableError as exc:
+        except ServerError as exc:
             raise RuntimeError(f"the table could not start: {exc}") from None
         table = f"{host}:{port}"
         values = {"host": host, "port": str(port), "address": table, "table": table}

@@ -1,7 +1,7 @@
 """The FishNet server over TCP: listening, pairing, each connection's reader, many
 games at once.
 
-A thin Trio layer: each game is a ``Match`` (``services.fishnet.match``: the
+A thin Trio layer: each game is a ``Match`` (``services.fishnet.server_game``: the
 seats, the wait, its play on ``ring.games.match``), its built-in player a
 ``BotSeat`` (``services.fishnet.bot_seat``), its rules ``FishNetGame``, and
 each connection's conversation the sans-IO ``Link``. Each connection has a
@@ -53,7 +53,6 @@ from ring.wire.sansio import Closed, Invalid
 from ring.wire.transport import Connection
 from services.fishnet.bot_seat import Searches
 from services.fishnet.config import ServerConfig
-from services.fishnet.match import Client, GameReport, Match
 from services.fishnet.players import COMPUTER_PLAYERS
 from services.fishnet.protocol import (
     Error,
@@ -67,6 +66,7 @@ from services.fishnet.protocol import (
     encode,
     name_key,
 )
+from services.fishnet.server_game import Client, GameReport, Match
 from services.fishnet.transcript import SERVICE
 
 if TYPE_CHECKING:

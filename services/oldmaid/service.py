@@ -55,7 +55,7 @@ def _add_game_options(group: argparse._ActionsContainer) -> None:
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-    from services.oldmaid.table import TableConfig, TableError, serve_tables
+    from services.oldmaid.table import ServerError, TableConfig, serve_tables
 
     options = settings.options
     config = TableConfig(
@@ -68,7 +68,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         last_pair_grace=options.last_pair_grace,
         on_end=lambda outcome: settings.say(f"oldmaid game {outcome.number}: {outcome.line}"),
     )
-    with as_service_error(TableError):
+    with as_service_error(ServerError):
         await serve_tables(config, task_status=task_status)
 
 

@@ -30,7 +30,8 @@ from ring.wire.net import (
     REFUSAL_READ_TIMEOUT,
     CannotListen,
     Refusal,
-    serving_as,
+    ServerError,
+    listening_as,
 )
 from ring.wire.transport import Connection
 from services.oldmaid.game_outcome import GameOutcome
@@ -45,18 +46,14 @@ if TYPE_CHECKING:
 # Imported from here by the service declaration and the tests.
 __all__ = [
     "DEFAULT_PORT",
+    "ServerError",
     "TableConfig",
-    "TableError",
     "TableOutcome",
     "TableServer",
     "run",
     "serve_table",
     "serve_tables",
 ]
-
-
-class TableError(Exception):
-    """The table could not run at all (port in use, transcript not writable)."""
 
 
 # A game's outcome, as ``serve_table`` returns it and ``ring table`` prints it.
@@ -87,7 +84,7 @@ def _transcript_writer(config: TableConfig) -> TranscriptFile | TranscriptFiles 
 
 
 async def _refuse(config: TableConfig, stream: trio.SocketStream, why: Refusal) -> None:
-    """What a newcomer the table cannot take is told (``ring.wire.net.serve`` refused it).
+    """What a newcomer the table cannot take is told (``ring.wire.net.listen`` refused it).
 
     The protocol only ever answers a request, so the newcomer's first request,
     if it comes soon, gets the error; one that says nothing is closed silently.
@@ -120,7 +117,7 @@ async def serve_tables(
     If the table advertises itself over mDNS, ``on_advertise`` gets the
     ``ring.mdns.discovery.Advertiser`` before its registration starts. Cancelled,
     it first aborts the games under way and tells their watchers. Raises
-    ``TableError`` before listening if the table cannot run.
+    ``ServerError`` before listening if the table cannot run.
     """
     if config.seed is None:
         config = replace(config, seed=new_secret(), keyed=True)
@@ -130,7 +127,7 @@ async def serve_tables(
         writer = _transcript_writer(config)
     except OSError as exc:
         where = config.transcript or config.transcripts
-        raise TableError(f"cannot write the transcript {where}: {exc}") from None
+        raise ServerError(f"cannot write the transcript {where}: {exc}") from None
     hub = config.hub or RecordHub()
     server = TableServer(config, seed, hub)
     failure: CannotListen | None = None
@@ -138,7 +135,7 @@ async def serve_tables(
         try:
             async with trio.open_nursery() as nursery:
                 server.nursery = nursery
-                listening = serving_as(
+                listening = listening_as(
                     config,
                     server.handle,
                     on_stop=server.shut_down,
@@ -159,7 +156,7 @@ async def serve_tables(
         finally:
             server.stopped()
     if failure is not None:
-        raise TableError(str(failure))
+        raise ServerError(str(failure))
     ended = server.outcomes + [game.outcome() for game in server.games if game.ended.is_set()]
     return sorted(ended, key=lambda outcome: outcome.number)
 
@@ -179,7 +176,7 @@ async def serve_table(
 
 async def _serve_and_announce(config: TableConfig) -> list[TableOutcome]:
     outcomes: list[TableOutcome] = []
-    failure: TableError | None = None
+    failure: ServerError | None = None
 
     async def play(task_status: trio.TaskStatus[tuple[str, int]]) -> None:
         outcomes.extend(await serve_tables(config, task_status=task_status))
@@ -189,7 +186,7 @@ async def _serve_and_announce(config: TableConfig) -> list[TableOutcome]:
         nursery.start_soon(raise_on_stop_signals)
         try:
             host, port = await nursery.start(play)
-        except TableError as exc:
+        except ServerError as exc:
             failure = exc
             nursery.cancel_scope.cancel()
         else:
@@ -208,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         config = replace(config, seed=new_secret(), keyed=True)
     try:
         outcomes = trio.run(_serve_and_announce, config)
-    except TableError as exc:
+    except ServerError as exc:
         print(f"table: {exc}", file=sys.stderr)
         return 2
     except BaseException as exc:

@@ -289,7 +289,7 @@ class TableServer:
         except RefereeError as exc:
             return error(str(exc))
         # A player from now on: never evicted to make room at the connection
-        # cap (ring.wire.net.serve), not even while the game it fills starts below.
+        # cap (ring.wire.net.listen), not even while the game it fills starts below.
         # A status or a refused join does not count: pollers stay evictable.
         mark_established()
         if self.config.on_join is not None:

@@ -358,7 +358,7 @@ class MemoryTable:
         try:
             await self.server.handle(stream)
         finally:
-            await stream.aclose()  # as ring.wire.net.serve does after the handler
+            await stream.aclose()  # as ring.wire.net.listen does after the handler
 
     def join_request(self, nick: str) -> dict[str, Any]:
         # A memory stream has no address: each nick announces one of its own.

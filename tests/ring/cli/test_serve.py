@@ -25,7 +25,7 @@ from ring.cli.registry import ServeSettings, Service, declared_services
 from ring.cli.serve import chosen_services, serve_all, settings_for
 from ring.games.record import read_game
 from ring.mdns.discovery import discover, start_advertising
-from ring.wire.net import serve
+from ring.wire.net import listen
 from scenarios.processes import ChildProcess
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
@@ -45,8 +45,8 @@ async def _serve_echo(
             await stream.send_all(prefix + await stream.receive_some(100))
 
     async with trio.open_nursery() as nursery:
-        listen = functools.partial(serve, echo, settings.host, settings.port)
-        host, port = await nursery.start(listen)
+        accepting = functools.partial(listen, echo, settings.host, settings.port)
+        host, port = await nursery.start(accepting)
         if settings.advertise:
             start_advertising(
                 nursery,

@@ -2,7 +2,7 @@
 and idle limits of a peer's listening port.
 
 A flood of idle connections, to the table or to one peer, must not stop a game:
-``ring.wire.net.serve`` makes room at its cap by closing the oldest connection that has
+``ring.wire.net.listen`` makes room at its cap by closing the oldest connection that has
 not yet sent anything valid, never one that has. (Its caps alone: ``test_net_caps.py``;
 the open-file limit they need: ``tests/ring/cli/test_serve_files.py``.) Every wait here
 has a bound; nothing sleeps to let something happen.
@@ -226,7 +226,7 @@ async def test_invalid_messages_do_not_buy_a_stray_more_time_at_a_peer(
     autojump_clock: trio.abc.Clock,
 ) -> None:
     # On the mock clock, through a memory stream: the peer's inbound handler
-    # as ring.wire.net.serve runs it, closing the stream after it.
+    # as ring.wire.net.listen runs it, closing the stream after it.
     peer = Peer(PeerConfig(nick="ann", table=None, first_message_timeout=10))
     ours, theirs = trio.testing.memory_stream_pair()
 

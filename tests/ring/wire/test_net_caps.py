@@ -1,4 +1,4 @@
-"""``ring.wire.net.serve``'s caps over real loopback TCP: the cap and eviction, the
+"""``ring.wire.net.listen``'s caps over real loopback TCP: the cap and eviction, the
 per-address cap, refusals; and the caps on the command line.
 
 ``serve`` makes room at its cap by closing the oldest connection that has not yet sent
@@ -23,10 +23,10 @@ from ring.cli.registry import declared_services
 from ring.cli.serve import serve_all, settings_for
 from ring.oldmaid.peer import config_from_args
 from ring.wire import net
-from ring.wire.net import MAX_REFUSING, Refusal, mark_established, serve
+from ring.wire.net import MAX_REFUSING, Refusal, listen, mark_established
 from tests.helpers.connections import BOUND, close_all, closed_by_server, connect, still_open
 
-# -- ring.wire.net.serve: the cap and eviction -------------------------------------------
+# -- ring.wire.net.listen: the cap and eviction -------------------------------------------
 
 
 async def _echo_until_closed(stream: trio.SocketStream) -> None:
@@ -45,7 +45,7 @@ async def _echo(stream: trio.SocketStream, data: bytes) -> bytes:
 async def test_serve_evicts_the_oldest_connection_that_has_not_proved_itself() -> None:
     async with trio.open_nursery() as nursery:
         _, port = await nursery.start(
-            lambda task_status: serve(
+            lambda task_status: listen(
                 _echo_until_closed, "127.0.0.1", 0, max_connections=3, task_status=task_status
             )
         )
@@ -98,8 +98,8 @@ class Echoes:
                 await self._changed.wait()
 
     async def start(self, nursery: trio.Nursery, **caps: Any) -> int:
-        listen = functools.partial(serve, self.handler, "127.0.0.1", 0, refuse=self.refuse)
-        _, port = await nursery.start(functools.partial(listen, **caps))
+        accepting = functools.partial(listen, self.handler, "127.0.0.1", 0, refuse=self.refuse)
+        _, port = await nursery.start(functools.partial(accepting, **caps))
         return port
 
     async def connect(self, port: int, source: str | None = None) -> trio.SocketStream:

@@ -15,7 +15,7 @@ from scenarios import processes
 from scenarios.check import fishnet, notipping, oldmaid, reversi
 from scenarios.check.context import Case
 from scenarios.check.runner import run_cases
-from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.check.verdicts import CaseResult, CaseVerdict
 from scenarios.programs import Program
 
 pytestmark = pytest.mark.scenario
@@ -189,8 +189,8 @@ def check(cases: list[Case], program: Program, tmp_path: Path) -> list[CaseResul
     return trio.run(lambda: run_cases(cases, program, tmp_path, jobs=8))
 
 
-def not_passed(results: list[CaseResult]) -> list[tuple[str, Verdict, str]]:
-    return [(r.case_id, r.verdict, r.reason) for r in results if r.verdict is not Verdict.PASS]
+def not_passed(results: list[CaseResult]) -> list[tuple[str, CaseVerdict, str]]:
+    return [(r.case_id, r.verdict, r.reason) for r in results if r.verdict is not CaseVerdict.PASS]
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -228,7 +228,7 @@ def run_one(game: str, case_id: str, bug: str | tuple[str, ...], tmp_path: Path)
 def test_each_case_catches_its_broken_client(game: str, case_id: str, tmp_path: Path) -> None:
     bug, says = GAMES[game].caught[case_id]
     result = run_one(game, case_id, bug, tmp_path)
-    assert result.verdict is Verdict.FAIL, (bug, result.reason)
+    assert result.verdict is CaseVerdict.FAIL, (bug, result.reason)
     assert says in result.reason, result.reason
     assert result.transcript or result.stdout  # a FAIL shows what happened
     [rule] = result.rules  # a FAIL names the one "must" it breaks
@@ -239,6 +239,6 @@ def test_each_case_catches_its_broken_client(game: str, case_id: str, tmp_path: 
 def test_what_the_handout_allows_is_a_warn(game: str, case_id: str, tmp_path: Path) -> None:
     bug, says = GAMES[game].warned[case_id]
     result = run_one(game, case_id, bug, tmp_path)
-    assert result.verdict is Verdict.WARN, (bug, result.reason)
+    assert result.verdict is CaseVerdict.WARN, (bug, result.reason)
     assert says in result.reason, result.reason
     assert [rule.level.value for rule in result.rules] == ["should"]

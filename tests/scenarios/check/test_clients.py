@@ -17,7 +17,7 @@ import trio
 from scenarios.check import fishnet, notipping, reversi
 from scenarios.check.boxed import LIMITS, UID_FLOOR
 from scenarios.check.runner import run_cases
-from scenarios.check.verdicts import CaseResult, Verdict
+from scenarios.check.verdicts import CaseResult, CaseVerdict
 from scenarios.programs import Program
 from scenarios.sandbox import Box
 from tests.helpers.sandbox_support import box_available
@@ -97,7 +97,7 @@ def built(entry: dict, build: Path) -> tuple[str, ...]:
     return tuple(sys.executable if arg == "python3" else filled(arg) for arg in entry["command"])
 
 
-def verdicts(results: list[CaseResult], verdict: Verdict) -> dict[str, str]:
+def verdicts(results: list[CaseResult], verdict: CaseVerdict) -> dict[str, str]:
     return {r.case_id: (r.rules[0].key if r.rules else "") for r in results if r.verdict is verdict}
 
 
@@ -107,12 +107,12 @@ def test_the_suite_judges_a_program_written_from_the_handout(name: str, tmp_path
     program = Program(built(entry, tmp_path))
     cases = GAMES[entry["game"]].cases(MOVE_LIMIT)
     results = trio.run(lambda: run_cases(cases, program, tmp_path / "logs", jobs=4))
-    failed = verdicts(results, Verdict.FAIL)
-    reasons = {r.case_id: r.reason for r in results if r.verdict is not Verdict.PASS}
+    failed = verdicts(results, CaseVerdict.FAIL)
+    reasons = {r.case_id: r.reason for r in results if r.verdict is not CaseVerdict.PASS}
     assert expected.fails <= set(failed), reasons
     assert set(failed.values()) <= {expected.rule}, reasons  # no FAIL but for its bug
-    assert set(verdicts(results, Verdict.WARN)) == expected.warns, reasons
-    assert not verdicts(results, Verdict.ERROR), reasons
+    assert set(verdicts(results, CaseVerdict.WARN)) == expected.warns, reasons
+    assert not verdicts(results, CaseVerdict.ERROR), reasons
 
 
 # One of each language, correct and buggy, in the box a tournament runs them in.
@@ -134,9 +134,9 @@ def test_a_program_in_the_box_is_judged_as_outside_it(name: str, tmp_path: Path)
     program = Program(argv, cwd=CLIENTS, limits=LIMITS, box=box)
     cases = GAMES[entry["game"]].cases(MOVE_LIMIT)
     results = trio.run(lambda: run_cases(cases, program, tmp_path / "logs", jobs=4))
-    failed = verdicts(results, Verdict.FAIL)
-    reasons = {r.case_id: r.reason for r in results if r.verdict is not Verdict.PASS}
+    failed = verdicts(results, CaseVerdict.FAIL)
+    reasons = {r.case_id: r.reason for r in results if r.verdict is not CaseVerdict.PASS}
     assert expected.fails <= set(failed), reasons
     assert set(failed.values()) <= {expected.rule}, reasons
-    assert set(verdicts(results, Verdict.WARN)) == expected.warns, reasons
-    assert not verdicts(results, Verdict.ERROR), reasons
+    assert set(verdicts(results, CaseVerdict.WARN)) == expected.warns, reasons
+    assert not verdicts(results, CaseVerdict.ERROR), reasons

@@ -87,7 +87,7 @@ def test_manual_mode_tells_when_to_start_and_checks_the_wire(
 
     from scenarios.check.manual import ManualProgram
     from scenarios.check.runner import run_cases
-    from scenarios.check.verdicts import Verdict
+    from scenarios.check.verdicts import CaseVerdict
 
     with socket.socket() as probe:  # a free port, as a student would pick one
         probe.bind(("127.0.0.1", 0))
@@ -107,7 +107,7 @@ def test_manual_mode_tells_when_to_start_and_checks_the_wire(
         for process in started:
             process.kill()
             process.wait()
-    assert [(r.case_id, r.verdict) for r in results] == [(c, Verdict.PASS) for c in wanted]
+    assert [(r.case_id, r.verdict) for r in results] == [(c, CaseVerdict.PASS) for c in wanted]
     assert told == [
         f"{case}: start your program now: it connects to 127.0.0.1:{port} (name checker)"
         for case in wanted

@@ -18,7 +18,7 @@ from scenarios.check.oldmaid_deck import card, cards, draws_per_seat, seed_seati
 from scenarios.check.oldmaid_ring import Stage, play_stage
 from scenarios.check.oldmaid_watch import PROGRAM, RingWatch
 from scenarios.check.runner import run_cases
-from scenarios.check.verdicts import Verdict
+from scenarios.check.verdicts import CaseVerdict
 from scenarios.programs import Program
 from services.oldmaid.referee import DECK_SIZE, seating
 
@@ -161,7 +161,7 @@ def test_an_older_student_s_habit_gets_a_warning(
 ) -> None:
     [case] = [case for case in oldmaid.cases(1.0) if case.case_id == case_id]
     [result] = trio.run(lambda: run_cases([case], Program((*STUDENT, *habit)), tmp_path))
-    assert result.verdict is Verdict.WARN, result.reason
+    assert result.verdict is CaseVerdict.WARN, result.reason
     assert says in result.reason
 
 
@@ -176,5 +176,5 @@ def test_one_of_ours_that_cannot_join_is_the_checker_s_error_not_a_hang(tmp_path
     case = Case("ours.cannot-join", "ours cannot join", "-", play, 60.0, name=PROGRAM,
                 starts_itself=True)  # fmt: skip
     [result] = trio.run(lambda: run_cases([case], Program(STUDENT), tmp_path))
-    assert result.verdict is Verdict.ERROR, result.reason
+    assert result.verdict is CaseVerdict.ERROR, result.reason
     assert "our player bad nick could not join the table" in result.reason

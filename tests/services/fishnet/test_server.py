@@ -282,7 +282,7 @@ async def test_an_idle_connection_is_told_and_closed() -> None:
 
 async def test_bad_lines_do_not_put_the_idle_timeout_off(autojump_clock: trio.abc.Clock) -> None:
     # On the mock clock, through a memory stream: the server's handler as
-    # ring.wire.net.serve runs it, closing the stream after it.
+    # ring.wire.net.listen runs it, closing the stream after it.
     server = FishNetServer(replace(BASE, idle_timeout=120), seed=7)
     ours, theirs = trio.testing.memory_stream_pair()
 

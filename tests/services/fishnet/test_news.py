@@ -1,4 +1,4 @@
-"""FishNet's referee without sockets: what each seat is told, paired with client links."""
+"""FishNet's news without sockets: what each seat is told, paired with client links."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services.fishnet.news import News
 from services.fishnet.protocol import (
     END_MESSAGES,
     Fish,
@@ -24,14 +25,13 @@ from services.fishnet.protocol import (
     YourTurn,
     YouWin,
 )
-from services.fishnet.referee import Referee
 from services.fishnet.rules import BOOK_SIZE, DECK_SIZE, FishNetGame
 from tests.helpers.fishnet import sample_game
 
 
 def test_sample_session_as_the_handout_shows_it() -> None:
-    referee = Referee(sample_game())
-    to_client = [t.message for t in referee.deal() if t.seat == 0]
+    news = News(sample_game())
+    to_client = [t.message for t in news.deal() if t.seat == 0]
     assert to_client == [
         Fish(3),
         Fish(4),
@@ -42,27 +42,27 @@ def test_sample_session_as_the_handout_shows_it() -> None:
         OppMakes(0),
         Fish(2),
     ]
-    assert referee.game.turn == 0
-    assert [t.message for t in referee.act(0, Request(3)) if t.seat == 0] == [OppGives(2, 3)]
-    assert referee.game.turn == 0
-    assert [t.message for t in referee.act(0, Request(12)) if t.seat == 0] == [Fish(8)]
-    assert referee.game.turn == 1
+    assert news.game.turn == 0
+    assert [t.message for t in news.act(0, Request(3)) if t.seat == 0] == [OppGives(2, 3)]
+    assert news.game.turn == 0
+    assert [t.message for t in news.act(0, Request(12)) if t.seat == 0] == [Fish(8)]
+    assert news.game.turn == 1
     # Spot holds one 2: it asks for it, gets the client's two, asks again and fishes the last.
-    first = referee.act(1, Request(2))
+    first = news.act(1, Request(2))
     assert [(t.seat, t.message) for t in first] == [(1, OppGives(2, 2)), (0, Request(2))]
-    second = referee.act(1, Request(2))
+    second = news.act(1, Request(2))
     assert [(t.seat, t.message) for t in second] == [
         (1, Fish(2)),
         (0, Request(2)),
         (0, OppMakes(2)),
     ]
-    assert referee.game.over
-    assert [(t.seat, t.message) for t in referee.ending()] == [(0, YouLose()), (1, YouWin())]
+    assert news.game.over
+    assert [(t.seat, t.message) for t in news.ending()] == [(0, YouLose()), (1, YouWin())]
 
 
 def test_youmake_tells_the_maker_before_the_opponent() -> None:
-    referee = Referee(sample_game(), youmake=True)
-    deal = referee.deal()
+    news = News(sample_game(), youmake=True)
+    deal = news.deal()
     assert [(t.seat, t.message) for t in deal if not isinstance(t.message, Fish)] == [
         (1, YouMake(0)),
         (0, OppMakes(0)),
@@ -70,20 +70,20 @@ def test_youmake_tells_the_maker_before_the_opponent() -> None:
 
 
 def test_a_pass_after_a_pass_fishes_and_the_opponent_hears_pass() -> None:
-    referee = Referee(FishNetGame("pass", first=0))
-    referee.deal()
-    assert [(t.seat, t.message) for t in referee.act(0, Pass())] == [(1, Pass())]
-    referee.act(1, Pass())
-    tells = referee.act(0, Pass())
+    news = News(FishNetGame("pass", first=0))
+    news.deal()
+    assert [(t.seat, t.message) for t in news.act(0, Pass())] == [(1, Pass())]
+    news.act(1, Pass())
+    tells = news.act(0, Pass())
     assert isinstance(tells[0].message, Fish) and tells[0].seat == 0
     assert tells[1].seat == 1 and tells[1].message == Pass()
 
 
 def test_a_stopped_game_ends_by_its_books() -> None:
-    referee = Referee(sample_game())
-    referee.deal()  # spot has the book of 0s
-    referee.game.stop()
-    assert [t.message for t in referee.ending()] == [YouLose(), YouWin()]
+    news = News(sample_game())
+    news.deal()  # spot has the book of 0s
+    news.game.stop()
+    assert [t.message for t in news.ending()] == [YouLose(), YouWin()]
 
 
 class SeatTracker:
@@ -120,7 +120,7 @@ def test_random_legal_play_every_line_is_valid_and_cards_are_conserved(
     result matches the books."""
     choices = random.Random(choice_seed)
     game = FishNetGame(seed)
-    referee = Referee(game, youmake=choices.random() < 0.5)
+    news = News(game, youmake=choices.random() < 0.5)
     servers, clients = (
         [Link(Role.SERVER), Link(Role.SERVER)],
         [Link(Role.CLIENT), Link(Role.CLIENT)],
@@ -136,7 +136,7 @@ def test_random_legal_play_every_line_is_valid_and_cards_are_conserved(
     for seat in (0, 1):
         servers[seat].receive_data(clients[seat].send(Play(f"p{seat}", f"p{1 - seat}")))
         assert servers[seat].next_event() == Play(f"p{seat}", f"p{1 - seat}")
-    for tell in referee.deal():
+    for tell in news.deal():
         deliver(tell.seat, tell.message)
 
     moves = 0
@@ -148,7 +148,7 @@ def test_random_legal_play_every_line_is_valid_and_cards_are_conserved(
         move = Pass() if choices.random() < 0.1 else Request(choices.choice(held))
         servers[seat].receive_data(clients[seat].send(move))
         assert servers[seat].next_event() == move
-        for tell in referee.act(seat, move):
+        for tell in news.act(seat, move):
             deliver(tell.seat, tell.message)
         for s in (0, 1):
             assert tuple(trackers[s].hand[r] for r in range(13)) == game.hand(s)
@@ -158,7 +158,7 @@ def test_random_legal_play_every_line_is_valid_and_cards_are_conserved(
         assert cards == DECK_SIZE
     if not game.over:
         game.stop()  # random passing on an empty deck: the server's move cap
-    endings = referee.ending()
+    endings = news.ending()
     for tell in endings:
         deliver(tell.seat, tell.message)
         assert isinstance(tell.message, END_MESSAGES)

@@ -5,7 +5,7 @@ The server (``services.fishnet.server``) pairs the players by name and hands
 each game a ``Match``. Once both seats are filled, the game is a
 ``ring.games.match.Match`` (the seat-two-players, turn-on-a-clock, verdict, record
 and farewell loop every two-player game shares) driven by ``FishNetRules``
-(``services.fishnet.turns``), over ``Referee``'s messages. A client's seat
+(``services.fishnet.game``), over ``News``'s messages. A client's seat
 is its ``Client``, a built-in player's a ``BotSeat``: both are
 ``ring.games.seat.Occupant``s.
 
@@ -56,6 +56,8 @@ from ring.wire.flood import BadRun
 from ring.wire.sansio import Closed
 from ring.wire.transport import Connection
 from services.fishnet.bot_seat import BotSeat, Searches
+from services.fishnet.game import FishNetRules, GameReport, Left
+from services.fishnet.news import News
 from services.fishnet.players import make_player
 from services.fishnet.protocol import (
     Error,
@@ -68,9 +70,7 @@ from services.fishnet.protocol import (
     YourTurn,
     name_key,
 )
-from services.fishnet.referee import Referee
 from services.fishnet.transcript import GameTranscript
-from services.fishnet.turns import FishNetRules, GameReport, Left
 
 if TYPE_CHECKING:
     from ring.games.record import RecordHub
@@ -258,7 +258,7 @@ class Match:
                     # Told the end (youwin, youlose, tiegame) first, even while this
                     # waited for its turn to write, it may be told nothing more: its
                     # protocol refuses it. Raised from the goodbye, that refusal hung
-                    # issue 15's teardown (ring.wire.net.serving).
+                    # issue 15's teardown (ring.wire.net.listening).
                     with contextlib.suppress(LocalProtocolError):
                         await self._tell(player, Error("server_shutting_down"))
         finally:
@@ -301,8 +301,8 @@ class Match:
             first = {"first": 1, "second": 0}.get(config.bot_moves)
         game = config.make_game(self.seed, first)
         bots = [isinstance(seat, BotSeat) for seat in self.seats]
-        referee = Referee(game, youmake=config.youmake)
-        rules = FishNetRules(config, referee, names=self.names, seed=self.seed, bots=bots)
+        news = News(game, youmake=config.youmake)
+        rules = FishNetRules(config, news, names=self.names, seed=self.seed, bots=bots)
         # Seat 0 is the client whose play came first (the only client, against a
         # built-in player); "deal" says who moves first, and which seat is built in.
         # Everything kept before the start, both clients', is seat 0's prelude.

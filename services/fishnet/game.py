@@ -2,7 +2,7 @@
 every ending in FishNet's words.
 
 ``FishNetRules`` is made for one game, once its players, seed and built-in
-seats are known. ``Referee`` turns the deal and each move into what both
+seats are known. ``News`` turns the deal and each move into what both
 seats are told: the deal is the match's opening, a move's news its
 ``Moved.tells`` (a mover that hit goes again: the game says whose turn it
 is). A request the rules refuse gets ``error <reason>`` and ``yourturn``
@@ -13,7 +13,7 @@ passes end the game: both get ``error move_limit`` and the result by books.
 
 A seat reports a player's ``quit`` or close, its own or its opponent's, as a
 ``Left`` event: the server reads both connections all the time, and a
-leaver loses whoever's turn it is (``services.fishnet.match``). So the only
+leaver loses whoever's turn it is (``services.fishnet.server_game``). So the only
 ``Fault`` the match itself brings is ``TIMED_OUT`` (no answer to
 ``yourturn`` in ``move_timeout``) and ``LEFT`` (a write failed); a built-in
 player is never on the clock and never refused.
@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from ring.games.match import Again, Fault, Moved, Terms, Verdict
 from ring.games.record import Player
+from services.fishnet.news import ENDINGS, News, Tell
 from services.fishnet.protocol import Error, Pass, Request, YourTurn
-from services.fishnet.referee import ENDINGS, Referee, Tell
 from services.fishnet.rules import FishNetGame, Result, RuleError
 from services.fishnet.transcript import SERVICE
 
@@ -94,14 +94,14 @@ class FishNetRules:
     def __init__(
         self,
         config: ServerConfig,
-        referee: Referee,
+        news: News,
         *,
         names: Sequence[str],
         seed: str,
         bots: Sequence[bool],
     ) -> None:
         self.config = config
-        self.referee = referee
+        self.news = news
         self.names = tuple(names)
         self.seed = seed
         self.bots = tuple(bots)  # which seats are built-in players
@@ -129,7 +129,7 @@ class FishNetRules:
         return {}  # each seat tags its own lines (a connection's carry its number and peer)
 
     def opening(self, game: FishNetGame, number: int) -> list[tuple[int, Any]]:
-        return _tells(self.referee.deal())
+        return _tells(self.news.deal())
 
     def verdict(self, game: FishNetGame) -> Verdict | None:
         if game.over:
@@ -159,7 +159,7 @@ class FishNetRules:
             return self._lost(event.seat, f"{name}{how}", left=True)
         assert isinstance(event, Request | Pass), event
         try:
-            tells = self.referee.act(seat, event)
+            tells = self.news.act(seat, event)
         except RuleError as exc:
             if self.bots[seat]:
                 raise  # a built-in player's refused move is a bug
@@ -183,8 +183,8 @@ class FishNetRules:
         assert isinstance(verdict, Ending)
         if verdict.culprit is None:  # by books, at the end or at the move limit
             told = [(0, Error(_LIMIT)), (1, Error(_LIMIT))] if verdict.short == _LIMIT else []
-            self.referee.game.stop()  # at the move limit; already over by books
-            return [*told, *_tells(self.referee.ending())]
+            self.news.game.stop()  # at the move limit; already over by books
+            return [*told, *_tells(self.news.ending())]
         loser, winner = verdict.culprit, 1 - verdict.culprit
         if verdict.left:
             return [(winner, Error("opponent_left")), (winner, ENDINGS[Result.WIN])]

@@ -1,6 +1,6 @@
 """What each FishNet player is told: the game's records as protocol messages.
 
-The server's sans-IO core. ``Referee`` wraps a ``FishNetGame`` and answers
+The server's sans-IO core. ``News`` wraps a ``FishNetGame`` and answers
 each action with the messages both seats get, in the order the server writes
 them, so the Trio server only delivers them, and a test can check a whole
 game without sockets. Every message a player gets follows from its own
@@ -48,7 +48,7 @@ class Tell:
 ENDINGS = {Result.WIN: YouWin(), Result.LOSE: YouLose(), Result.TIE: TieGame()}
 
 
-class Referee:
+class News:
     """One game's messages: ``deal()`` once, ``act()`` per move, ``ending()`` at the end."""
 
     def __init__(self, game: FishNetGame, *, youmake: bool = False) -> None:

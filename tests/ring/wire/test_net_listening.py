@@ -1,4 +1,4 @@
-"""``ring.wire.net.serving``: however the server's goodbye ends, its connections close, it exits."""
+"""``ring.wire.net.listening``: however the goodbye ends, its connections close, it exits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import trio
 
-from ring.wire.net import serving
+from ring.wire.net import listening
 
 HANG = 10.0  # seconds: far beyond the 1 s goodbye; only a hang takes this long
 
@@ -23,7 +23,7 @@ async def _serve_with_a_goodbye_that_raises() -> tuple[list[str], bytes]:
 
     raised: list[str] = []
     try:
-        async with serving(
+        async with listening(
             handler, "127.0.0.1", 0, max_connections=4, on_stop=goodbye, stop_timeout=1
         ) as (host, port):
             client = await trio.open_tcp_stream(host, port)
@@ -44,5 +44,5 @@ def test_a_goodbye_that_raises_still_closes_every_connection_and_exits() -> None
     )
     runner.start()
     runner.join(HANG)
-    assert not runner.is_alive(), "serving() hung after its goodbye raised"
+    assert not runner.is_alive(), "listening() hung after its goodbye raised"
     assert results == [(["a bug in the goodbye"], b"")]  # re-raised; the client's socket closed
