@@ -11,7 +11,7 @@ of its own, and the old spellings of renamed flags (hidden from ``--help``).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,3 +118,21 @@ class GameClients:
             parser.add_argument(flag, **kwargs)
         else:
             cliargs.add_renamed(parser, flag, old, **kwargs)
+
+
+def run_client(
+    args: argparse.Namespace, bot: Callable[[argparse.Namespace], Awaitable[int]], terminal: str
+) -> int:
+    """``ring bot GAME`` (``bot``) or ``ring play GAME`` (the ``run_terminal`` of module
+    ``terminal``, imported only then) under ``trio.run``: its exit status; 130 on Ctrl-C."""
+    import importlib
+    import sys
+
+    import trio
+
+    main = bot if args.command == "bot" else importlib.import_module(terminal).run_terminal
+    try:
+        return int(trio.run(main, args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -12,8 +12,7 @@ import argparse
 import sys
 from typing import TextIO
 
-import trio
-
+from ring.cli.client_args import run_client
 from services.fishnet.conversation import ClientError, play_one_game
 from services.fishnet.players import Player, make_player
 from services.fishnet.protocol import Error
@@ -66,12 +65,4 @@ async def _run_bot(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """``ring bot fishnet`` and ``ring play fishnet``: 0 after full games, 1 otherwise."""
-    if args.command == "bot":
-        main = _run_bot
-    else:
-        from services.fishnet.terminal import run_terminal as main
-    try:
-        return trio.run(main, args)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_client(args, _run_bot, "services.fishnet.terminal")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from ring.cli.client_args import run_client
 from services.notipping import rules
 from services.notipping.conversation import ClientError, GameEnd, View, play_one_game
 
@@ -75,12 +76,4 @@ async def _run_bot(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """``ring bot notipping`` and ``ring play notipping``: 0 after full games, 1 otherwise."""
-    if args.command == "bot":
-        main = _run_bot
-    else:
-        from services.notipping.terminal import run_terminal as main
-    try:
-        return trio.run(main, args)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_client(args, _run_bot, "services.notipping.terminal")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from ring.cli.client_args import run_client
 from services.reversi.conversation import (
     COLOUR_WORDS,
     RESULT_WORDS,
@@ -72,12 +73,4 @@ async def _run_bot(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """``ring bot reversi`` and ``ring play reversi``: 0 after full games, 1 otherwise."""
-    if args.command == "bot":
-        main = _run_bot
-    else:
-        from services.reversi.terminal import run_terminal as main
-    try:
-        return trio.run(main, args)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_client(args, _run_bot, "services.reversi.terminal")

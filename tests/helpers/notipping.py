@@ -14,7 +14,6 @@ from typing import Any
 import trio
 import trio.testing
 
-from ring.wire.sansio import NEED_DATA
 from services.notipping.protocol import (
     Begin,
     ClientConnection,
@@ -28,36 +27,19 @@ from services.notipping.protocol import (
 from services.notipping.rules import ADD, Add, Game, Move
 from services.notipping.server import NoTippingConfig, NoTippingServer, serve_notipping
 from tests.helpers import servers
+from tests.helpers.raw_client import TIMEOUT, RawClient
 
-TIMEOUT = 10.0
 
-
-class Client:
+class Client(RawClient):
     """One raw connection to the server."""
 
     def __init__(self, stream: trio.abc.Stream, handle: str = "x", seat: int = 0) -> None:
-        self.stream = stream
-        self.protocol = ClientConnection(handle, seat)
-        self.timeout = TIMEOUT  # the mock-clock tests wait longer than a budget
+        super().__init__(stream, ClientConnection(handle, seat))
 
     @classmethod
     async def connect(cls, server: NoTippingServer, handle: str = "x", seat: int = 0) -> Client:
         with trio.fail_after(TIMEOUT):
             return cls(await trio.open_tcp_stream(*server.address), handle, seat)
-
-    async def send(self, data: bytes) -> None:
-        with trio.fail_after(TIMEOUT):
-            await self.stream.send_all(data)
-
-    async def message(self) -> Any:
-        with trio.fail_after(self.timeout):
-            while (event := self.protocol.next_event()) is NEED_DATA:
-                try:
-                    data = await self.stream.receive_some(4096)
-                except trio.BrokenResourceError:
-                    data = b""
-                self.protocol.receive_data(data)
-            return event
 
     async def expect(self, *messages: object) -> None:
         """Exactly these messages next (``Closed()`` for the close)."""

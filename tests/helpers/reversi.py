@@ -13,7 +13,6 @@ from typing import Any
 
 import trio
 
-from ring.wire.sansio import NEED_DATA
 from services.reversi.protocol import (
     BadName,
     Board,
@@ -28,37 +27,20 @@ from services.reversi.rules import BLACK, WHITE
 from services.reversi.server import ReversiConfig, ReversiServer, serve_reversi
 from tests.helpers import servers
 from tests.helpers.feeding import events_until, feed_until
+from tests.helpers.raw_client import TIMEOUT, RawClient
 
-TIMEOUT = 10.0
 
-
-class Client:
+class Client(RawClient):
     """One raw connection to the server."""
 
     def __init__(self, stream: trio.abc.Stream, name: str = "x") -> None:
-        self.stream = stream
-        self.protocol = ClientConnection(name)
-        self.timeout = TIMEOUT  # the mock-clock tests wait longer than a move time
+        super().__init__(stream, ClientConnection(name))
 
     @classmethod
     async def connect(cls, server: ReversiServer, name: str = "x") -> Client:
         with trio.fail_after(TIMEOUT):
             host, port = server.address
             return cls(await trio.open_tcp_stream(host, port), name)
-
-    async def send(self, data: bytes) -> None:
-        with trio.fail_after(TIMEOUT):
-            await self.stream.send_all(data)
-
-    async def message(self) -> Any:
-        with trio.fail_after(self.timeout):
-            while (event := self.protocol.next_event()) is NEED_DATA:
-                try:
-                    data = await self.stream.receive_some(4096)
-                except trio.BrokenResourceError:
-                    data = b""
-                self.protocol.receive_data(data)
-            return event
 
     async def board(self) -> str:
         message = await self.message()
