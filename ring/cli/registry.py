@@ -31,14 +31,10 @@ import trio
 
 from ring.cli import console
 from ring.games.record import RecordHub
-from ring.wire.net import DEFAULT_MAX_CONNECTIONS
+from ring.wire.net import DEFAULT_MAX_CONNECTIONS, ServerError
 
 SERVICE_GROUP = "cardring.services"
 COMMAND_GROUP = "cardring.commands"
-
-
-class ServiceError(Exception):
-    """A service cannot run at all (port in use, transcripts not writable): one line."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +107,7 @@ class Service:
     ``serve(settings, task_status=...)`` serves until cancelled; it calls
     ``task_status.started((host, port))`` once it listens, so callers can
     ``await nursery.start(service.serve, settings)``, and raises
-    ``ServiceError`` if it cannot start. Cancelled, it tells the games under
+    ``ServerError`` if it cannot start. Cancelled, it tells the games under
     way where its protocol has a way, and closes its transcripts.
     """
 
@@ -173,16 +169,16 @@ def found_in(exc: BaseException, kind: type[BaseException]) -> BaseException | N
 
 
 @contextmanager
-def as_service_error(kind: type[BaseException], prefix: str = "") -> Iterator[None]:
+def as_server_error(kind: type[BaseException], prefix: str = "") -> Iterator[None]:
     """Turn a service's own "cannot run" error (even inside nursery groups) into
-    ``ServiceError``, for ``ring serve`` to print as one line."""
+    ``ServerError``, for ``ring serve`` to print as one line."""
     try:
         yield
     except BaseException as exc:
         failure = found_in(exc, kind)
         if failure is None:
             raise
-        raise ServiceError(f"{prefix}{failure}") from None
+        raise ServerError(f"{prefix}{failure}") from None
 
 
 async def start_server(
@@ -195,10 +191,10 @@ async def start_server(
 ) -> None:
     """A service's ``serve`` once its config is built: ``serve(config)`` in a nursery
     of its own until cancelled, the server's "cannot run" ``error`` as
-    ``ServiceError``, and ``task_status`` told the address it listens on.
+    ``ServerError``, and ``task_status`` told the address it listens on.
     ``started`` is given the server (with its ``address``) before that."""
     async with trio.open_nursery() as nursery:
-        with as_service_error(error):
+        with as_server_error(error):
             server = await nursery.start(functools.partial(serve, config))
         started(server)
         task_status.started(server.address)

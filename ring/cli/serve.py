@@ -23,7 +23,7 @@ import trio
 
 from ring.cli import cliargs
 from ring.cli.console import say
-from ring.cli.registry import ServeSettings, Service, ServiceError, as_service_error, found_in
+from ring.cli.registry import ServerError, ServeSettings, Service, as_server_error, found_in
 from ring.cli.shutdown import raise_on_stop_signals, stop_code
 from ring.games.record import RecordHub
 from ring.games.seeds import keyed_seed, new_secret
@@ -162,12 +162,12 @@ async def serve_all(
 ) -> None:
     """Run every service until cancelled; ``started`` gives each one's bound address by name.
 
-    ``ServiceError`` from any service (which then could not start) names it.
+    ``ServerError`` from any service (which then could not start) names it.
     """
     addresses: dict[str, tuple[str, int]] = {}
     async with trio.open_nursery() as nursery:
         for service, settings in chosen:
-            with as_service_error(ServiceError, prefix=f"{service.name}: "):
+            with as_server_error(ServerError, prefix=f"{service.name}: "):
                 addresses[service.name] = await nursery.start(service.serve, settings)
         task_status.started(addresses)
 
@@ -251,7 +251,7 @@ def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
         if code is not None:
             say("ring serve stopped")
             return code
-        failure = found_in(exc, ServiceError)
+        failure = found_in(exc, ServerError)
         if failure is not None:
             print(f"ring serve: {failure}", file=sys.stderr)
             return 2

@@ -55,9 +55,9 @@ from scenarios.bench.load_figures import LoadFigures, Recorder, Relay, Reply, pr
 from scenarios.bench.pingpong import MESSAGE, read_line
 from scenarios.bench.viewer_load import viewers
 from services.fishnet import conversation as fishnet
+from services.fishnet.bots import COMPUTER_PLAYERS
+from services.fishnet.bots import make_player as fishnet_player
 from services.fishnet.client import BotAgent as FishNetBot
-from services.fishnet.players import COMPUTER_PLAYERS
-from services.fishnet.players import make_player as fishnet_player
 from services.notipping import conversation as notipping
 from services.notipping import rules as notipping_rules
 from services.notipping.bots import make_player as notipping_player

@@ -128,7 +128,7 @@ GAMES: dict[str, Game] = {
                 *(f"Link.{m}" for m in ("_client_says", "_server_says", "send", "receive_data",
                                         "next_event", "_no_line", "_received_line", "_bad")))),
             ("services/fishnet/messages.py", ("parse_line",)),
-            ("services/fishnet/players/base.py", ("Player.hear", "Player.fished", "Player.got",
+            ("services/fishnet/bots/base.py", ("Player.hear", "Player.fished", "Player.got",
                                                   "Player.opponent_asked")),
             ("services/fishnet/client.py", ("BotAgent.hear", "run")),
         ),

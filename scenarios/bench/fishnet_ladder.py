@@ -36,9 +36,9 @@ from pathlib import Path
 import trio
 
 from scenarios.processes import ChildProcess
+from services.fishnet.bots import COMPUTER_PLAYERS, make_player
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import ClientError, play_one_game
-from services.fishnet.players import COMPUTER_PLAYERS, make_player
 from services.fishnet.rules import Result
 
 LEVELS = tuple(COMPUTER_PLAYERS)  # weakest first

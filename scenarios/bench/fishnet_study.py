@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from scenarios.bench.fishnet_ladder import PairResult, format_figures
-from services.fishnet.players import (
+from services.fishnet.bots import (
     Alice,
     Bob,
     Decision,

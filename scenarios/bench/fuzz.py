@@ -46,9 +46,9 @@ from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.wire.client import ClientError
 from scenarios.bench.attacks import IDLE_TIMEOUT, Attack, AttackResult, run_attack
 from services.fishnet import conversation as fishnet_conversation
+from services.fishnet.bots import make_player as fishnet_player
 from services.fishnet.client import BotAgent as FishNetAgent
 from services.fishnet.conversation import ClientError as FishNetClientError
-from services.fishnet.players import make_player as fishnet_player
 from services.notipping import conversation as notipping_conversation
 from services.notipping.client import BotAgent as NoTippingAgent
 from services.reversi import conversation as reversi_conversation

@@ -22,7 +22,7 @@ import trio
 
 from ring.games.record import Held
 from ring.games.workers import WorkerError, Workers
-from services.fishnet.players import SEARCH_FAILED, Decision, Player
+from services.fishnet.bots import SEARCH_FAILED, Decision, Player
 from services.fishnet.protocol import Pass, Request, Role, YourTurn, encode, parse_line
 
 

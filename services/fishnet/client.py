@@ -13,8 +13,8 @@ import sys
 from typing import TextIO
 
 from ring.cli.client_args import run_client
+from services.fishnet.bots import Player, make_player
 from services.fishnet.conversation import ClientError, play_one_game
-from services.fishnet.players import Player, make_player
 from services.fishnet.protocol import Error
 from services.fishnet.rules import Result
 

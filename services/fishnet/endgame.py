@@ -3,7 +3,7 @@
 Pure functions of plain values (tuples of counts), so that a server can run
 ``endgame_values`` in a worker process (``ring.games.workers``) and a player in
 one process can call it directly, with the same result to the last bit.
-``services.fishnet.players.Smarx`` asks it once the deck is down to two
+``services.fishnet.bots.Smarx`` asks it once the deck is down to two
 cards, over every way the cards it cannot see may lie.
 
 A hand is a tuple of 13 counts, the deck a tuple of counts (its order

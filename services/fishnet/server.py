@@ -52,8 +52,8 @@ from ring.wire.net import Refusal, answer_once, mark_established
 from ring.wire.sansio import Closed, Invalid
 from ring.wire.transport import Connection
 from services.fishnet.bot_seat import Searches
+from services.fishnet.bots import COMPUTER_PLAYERS
 from services.fishnet.config import ServerConfig
-from services.fishnet.players import COMPUTER_PLAYERS
 from services.fishnet.protocol import (
     Error,
     Link,

@@ -56,9 +56,9 @@ from ring.wire.flood import BadRun
 from ring.wire.sansio import Closed
 from ring.wire.transport import Connection
 from services.fishnet.bot_seat import BotSeat, Searches
+from services.fishnet.bots import make_player
 from services.fishnet.game import FishNetRules, GameReport, Left
 from services.fishnet.news import News
-from services.fishnet.players import make_player
 from services.fishnet.protocol import (
     Error,
     Link,

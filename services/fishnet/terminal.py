@@ -17,8 +17,8 @@ from typing import TextIO
 
 import trio
 
+from services.fishnet.bots import Decision, Smarx
 from services.fishnet.conversation import ClientError, play_one_game
-from services.fishnet.players import Decision, Smarx
 from services.fishnet.rules import HAND_SIZE, RANK_COUNT
 
 HELP = f"""\

@@ -14,7 +14,7 @@ import sys
 import trio
 
 from ring.cli import cliargs
-from ring.cli.registry import Command, ServeSettings, Service, as_service_error
+from ring.cli.registry import Command, ServeSettings, Service, as_server_error
 from ring.oldmaid.messages import DEFAULT_PORT
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS
 
@@ -68,7 +68,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         last_pair_grace=options.last_pair_grace,
         on_end=lambda outcome: settings.say(f"oldmaid game {outcome.number}: {outcome.line}"),
     )
-    with as_service_error(ServerError):
+    with as_server_error(ServerError):
         await serve_tables(config, task_status=task_status)
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ring.cli.registry import ServeSettings, Service, ServiceError
+from ring.cli.registry import ServerError, ServeSettings, Service
 
 if TYPE_CHECKING:
     from ring.games.spectators import Spectators
@@ -55,7 +55,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
                     settings.options.tournament,
                 )
             except OSError as exc:
-                raise ServiceError(
+                raise ServerError(
                     f"cannot listen on {settings.host}:{settings.port}: {exc}"
                 ) from None
             task_status.started(address)

@@ -27,9 +27,9 @@ from ring.games.record import read_game
 from ring.mdns.discovery import discover, start_advertising
 from ring.wire.net import listen
 from scenarios.processes import ChildProcess
+from services.fishnet.bots import make_player
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
-from services.fishnet.players import make_player
 
 RING = [sys.executable, "-m", "ring"]
 WAIT = 20.0

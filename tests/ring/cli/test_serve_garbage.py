@@ -28,8 +28,8 @@ from ring.oldmaid.peer import Peer, PeerConfig
 from ring.wire.flood import BAD_IN_A_ROW
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 from services.fishnet import conversation as fishnet
+from services.fishnet.bots import make_player as fishnet_player
 from services.fishnet.client import BotAgent as FishNetBot
-from services.fishnet.players import make_player as fishnet_player
 from services.notipping import conversation as notipping
 from services.notipping.bots import make_player as notipping_player
 from services.notipping.client import BotAgent as NoTippingBot

@@ -10,9 +10,9 @@ import pytest
 import trio
 
 from ring.games.record import KEEP, GameKey, GameRecord, Held, RecordHub, read_game
+from services.fishnet.bots import make_player
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
-from services.fishnet.players import make_player
 from services.fishnet.rules import Result
 from services.fishnet.server import FishNetServer
 from tests.helpers.fishnet import BASE, RESULTS, WAIT, LineClient, running

@@ -21,9 +21,9 @@ import trio
 from ring.games.record import read_game
 from ring.games.workers import Workers
 from services.fishnet import endgame
+from services.fishnet.bots import PASS, Decision, Player, make_player, play_game
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
-from services.fishnet.players import PASS, Decision, Player, make_player, play_game
 from services.fishnet.rules import FishNetGame
 from services.fishnet.server import FishNetServer
 from tests.helpers.fishnet import BASE, WAIT, running

@@ -13,9 +13,9 @@ import trio.testing
 from ring.games.record import read_game
 from ring.wire import transport
 from ring.wire.flood import BAD_IN_A_ROW
+from services.fishnet.bots import make_player
 from services.fishnet.client import BotAgent
 from services.fishnet.conversation import play_one_game
-from services.fishnet.players import make_player
 from services.fishnet.rules import FishNetGame, Result, full_deck
 from services.fishnet.server import FishNetServer, serve_fishnet
 from tests.helpers.fishnet import (

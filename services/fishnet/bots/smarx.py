@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from services.fishnet import endgame
-from services.fishnet.players.base import (
+from services.fishnet.bots.base import (
     NOT_SEARCHED,
     PASS,
     SEARCH_FAILED,

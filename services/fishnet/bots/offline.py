@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from services.fishnet.players.base import Player
+from services.fishnet.bots.base import Player
 from services.fishnet.rules import BookMade, Dealt, FishNetGame, Passed, Requested, Result
 
 

@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from services.fishnet.endgame import _action_values, _solve
-from services.fishnet.players import (
+from services.fishnet.bots import (
     COMPUTER_PLAYERS,
     Alice,
     Player,
@@ -15,6 +14,7 @@ from services.fishnet.players import (
     make_player,
     play_game,
 )
+from services.fishnet.endgame import _action_values, _solve
 from services.fishnet.rules import RANKS, FishNetGame, Result, full_deck
 
 NAMES = tuple(COMPUTER_PLAYERS)  # weakest first

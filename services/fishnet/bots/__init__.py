@@ -12,10 +12,10 @@ player decides by its quick rules when it does not come in time.
 
 from __future__ import annotations
 
-from services.fishnet.players.base import PASS, SEARCH_FAILED, Decision, Player, Seed
-from services.fishnet.players.offline import Listener, Outcome, play_game
-from services.fishnet.players.simple import Alice, Bob, Spot
-from services.fishnet.players.smarx import Smarx
+from services.fishnet.bots.base import PASS, SEARCH_FAILED, Decision, Player, Seed
+from services.fishnet.bots.offline import Listener, Outcome, play_game
+from services.fishnet.bots.simple import Alice, Bob, Spot
+from services.fishnet.bots.smarx import Smarx
 
 COMPUTER_PLAYERS: dict[str, type[Player]] = {
     cls.name: cls for cls in (Spot, Bob, Alice, Smarx)

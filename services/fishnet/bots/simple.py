@@ -4,7 +4,7 @@ it holds). None of them ever passes."""
 
 from __future__ import annotations
 
-from services.fishnet.players.base import Decision, Player, Seed
+from services.fishnet.bots.base import Decision, Player, Seed
 
 
 class Spot(Player):
