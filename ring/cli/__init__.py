@@ -10,7 +10,24 @@
   operator's lines, which must never stop a server.
 """
 
-from ring.cli.app import main
-from ring.cli.registry import Command, ServeSettings, Service
+# What the layers above use, and the module each comes from.
+_EXPORTS = {
+    "Command": "ring.cli.registry",
+    "ServeSettings": "ring.cli.registry",
+    "Service": "ring.cli.registry",
+    "main": "ring.cli.app",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = ["Command", "ServeSettings", "Service", "main"]
+
+def __getattr__(name: str) -> object:
+    # Loaded when first asked for (PEP 562), so that importing one module of this
+    # package does not import them all: a peer's start stays as quick as before.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

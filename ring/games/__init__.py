@@ -10,9 +10,28 @@
   worker processes, under a deadline.
 """
 
-from ring.games.events import EventLog
-from ring.games.record import GameKey, Held, Player, RecordHub
-from ring.games.seeds import keyed_seed, new_secret, server_seed
+# What the layers above use, and the module each comes from.
+_EXPORTS = {
+    "EventLog": "ring.games.events",
+    "GameKey": "ring.games.record",
+    "Held": "ring.games.record",
+    "Player": "ring.games.record",
+    "RecordHub": "ring.games.record",
+    "keyed_seed": "ring.games.seeds",
+    "new_secret": "ring.games.seeds",
+    "server_seed": "ring.games.seeds",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = ["EventLog", "GameKey", "Held", "Player", "RecordHub", "keyed_seed", "new_secret",
-           "server_seed"]  # fmt: skip
+
+def __getattr__(name: str) -> object:
+    # Loaded when first asked for (PEP 562), so that importing one module of this
+    # package does not import them all: a peer's start stays as quick as before.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -7,20 +7,26 @@
   ``start_advertising``, ``find_table``.
 """
 
-from ring.mdns.discovery import (
-    Advertiser,
-    DiscoveryError,
-    find_table,
-    interfaces_for,
-    oldmaid_txt,
-    start_advertising,
-)
+# What the layers above use, and the module each comes from.
+_EXPORTS = {
+    "Advertiser": "ring.mdns.discovery",
+    "DiscoveryError": "ring.mdns.discovery",
+    "find_table": "ring.mdns.discovery",
+    "interfaces_for": "ring.mdns.discovery",
+    "oldmaid_txt": "ring.mdns.discovery",
+    "start_advertising": "ring.mdns.discovery",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "Advertiser",
-    "DiscoveryError",
-    "find_table",
-    "interfaces_for",
-    "oldmaid_txt",
-    "start_advertising",
-]
+
+def __getattr__(name: str) -> object:
+    # Loaded when first asked for (PEP 562), so that importing one module of this
+    # package does not import them all: a peer's start stays as quick as before.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -15,9 +15,6 @@ import msgspec
 
 from ring.oldmaid.cards import Card, parse_card
 
-# Where a table listens by default (``ring table``, ``ring serve --oldmaid``).
-DEFAULT_PORT = 9898
-
 NICK_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
 Nick = Annotated[str, msgspec.Meta(pattern=NICK_PATTERN)]
 Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]

@@ -14,40 +14,39 @@
 The layers above import these names from here.
 """
 
-from ring.wire.client import ClientError, Conversation
-from ring.wire.flood import BadRun
-from ring.wire.framing import DEFAULT_MAX_MESSAGE
-from ring.wire.net import (
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_PER_ADDRESS,
-    Refusal,
-    answer_once,
-    dial,
-    listen,
-    mark_established,
-    wants_mdns,
-)
-from ring.wire.sansio import NEED_DATA, Closed, Invalid, NeedData
-from ring.wire.transport import SEND_FAILED, Connection, plain_ip
+# What the layers above use, and the module each comes from.
+_EXPORTS = {
+    "BadRun": "ring.wire.flood",
+    "ClientError": "ring.wire.client",
+    "Closed": "ring.wire.sansio",
+    "Connection": "ring.wire.transport",
+    "Conversation": "ring.wire.client",
+    "DEFAULT_MAX_CONNECTIONS": "ring.wire.net",
+    "DEFAULT_MAX_MESSAGE": "ring.wire.framing",
+    "DEFAULT_MAX_PER_ADDRESS": "ring.wire.net",
+    "Invalid": "ring.wire.sansio",
+    "NEED_DATA": "ring.wire.sansio",
+    "NeedData": "ring.wire.sansio",
+    "Refusal": "ring.wire.net",
+    "SEND_FAILED": "ring.wire.transport",
+    "answer_once": "ring.wire.net",
+    "dial": "ring.wire.net",
+    "listen": "ring.wire.net",
+    "mark_established": "ring.wire.net",
+    "plain_ip": "ring.wire.transport",
+    "wants_mdns": "ring.wire.net",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "DEFAULT_MAX_CONNECTIONS",
-    "DEFAULT_MAX_MESSAGE",
-    "DEFAULT_MAX_PER_ADDRESS",
-    "NEED_DATA",
-    "SEND_FAILED",
-    "BadRun",
-    "ClientError",
-    "Closed",
-    "Connection",
-    "Conversation",
-    "Invalid",
-    "NeedData",
-    "Refusal",
-    "answer_once",
-    "dial",
-    "listen",
-    "mark_established",
-    "plain_ip",
-    "wants_mdns",
-]
+
+def __getattr__(name: str) -> object:
+    # Loaded when first asked for (PEP 562), so that importing one module of this
+    # package does not import them all: a peer's start stays as quick as before.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -23,10 +23,10 @@ GAMES: dict[str, str] = {
 def manual_port(game: str) -> int:
     """Where --manual listens unless --port says otherwise: the game's server's own default
     port, the one a student's program with a built-in address most likely dials."""
-    from ring.oldmaid.messages import DEFAULT_PORT as OLDMAID
-    from services.fishnet.messages import DEFAULT_PORT as FISHNET
-    from services.notipping.protocol import DEFAULT_PORT as NOTIPPING
-    from services.reversi.messages import DEFAULT_PORT as REVERSI
+    from ring.oldmaid import DEFAULT_PORT as OLDMAID
+    from services.fishnet import DEFAULT_PORT as FISHNET
+    from services.notipping import DEFAULT_PORT as NOTIPPING
+    from services.reversi import DEFAULT_PORT as REVERSI
 
     ports = {"fishnet": FISHNET, "notipping": NOTIPPING, "oldmaid": OLDMAID, "reversi": REVERSI}
     return ports[game]

@@ -9,7 +9,7 @@ from typing import Any
 
 from ring.games.record import RecordHub
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
-from services.fishnet.messages import DEFAULT_PORT
+from services.fishnet import DEFAULT_PORT
 from services.fishnet.rules import FishNetGame
 
 BOT_MOVES = ("random", "first", "second")

@@ -29,9 +29,6 @@ from ring.wire.sansio import ProtocolError as ProtocolError
 from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
 from services.fishnet.rules import BOOK_SIZE, RANK_COUNT
 
-# Where the course's FishNet server listens, and so ours and its clients by default.
-DEFAULT_PORT = 1530
-
 MAX_GIVEN = BOOK_SIZE - 1
 
 

@@ -14,7 +14,7 @@ import trio
 from ring.cli import cliargs
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import ServeSettings, Service, start_server
-from services.fishnet.messages import DEFAULT_PORT
+from services.fishnet import DEFAULT_PORT
 
 LEVELS = ["spot", "bob", "alice", "smarx"]
 

@@ -41,9 +41,6 @@ from ring.wire.sansio import LocalProtocolError as LocalProtocolError
 from ring.wire.sansio import ProtocolError as ProtocolError
 from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
 
-# Where the course's No Tipping server listens, and so ours and its clients by default.
-DEFAULT_PORT = 10987
-
 MAX_MESSAGE = 4096
 HANDLE = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
 _WHITESPACE = re.compile(rb"\s+")

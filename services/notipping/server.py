@@ -46,9 +46,10 @@ from ring.games.lobby import Lobby, ServerError, peer_of, serve
 from ring.games.match import Match, Seat
 from ring.games.record import RecordHub
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS, Refusal, answer_once
+from services.notipping import DEFAULT_PORT
 from services.notipping import protocol as wire
 from services.notipping.game import GameReport, NoTippingRules, describe, shown
-from services.notipping.protocol import DEFAULT_PORT, MAX_MESSAGE
+from services.notipping.protocol import MAX_MESSAGE
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT, Game
 
 if TYPE_CHECKING:

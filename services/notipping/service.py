@@ -13,7 +13,7 @@ import trio
 from ring.cli import cliargs
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import ServeSettings, Service, start_server
-from services.notipping.protocol import DEFAULT_PORT
+from services.notipping import DEFAULT_PORT
 from services.notipping.rules import DEFAULT_MAX_WEIGHT, MAX_WEIGHT_LIMIT
 
 LEVELS = ["random", "greedy", "solver"]

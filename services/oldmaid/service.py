@@ -15,7 +15,7 @@ import trio
 
 from ring.cli import cliargs
 from ring.cli.registry import Command, ServeSettings, Service, as_server_error
-from ring.oldmaid.messages import DEFAULT_PORT
+from ring.oldmaid import DEFAULT_PORT
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import trio
 
 from ring.games.record import RecordHub
+from ring.oldmaid import DEFAULT_PORT
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import DEFAULT_PORT
 from ring.wire.framing import DEFAULT_MAX_MESSAGE
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
 from services.oldmaid.game_outcome import GameOutcome

@@ -21,9 +21,6 @@ from ring.wire.sansio import LocalProtocolError as LocalProtocolError
 from ring.wire.sansio import ProtocolError as ProtocolError
 from ring.wire.sansio import RemoteProtocolError as RemoteProtocolError
 
-# Where the course's Reversi server listens, and so ours and its clients by default.
-DEFAULT_PORT = 5410
-
 NAME_MAX = 10  # handout: "no longer than 10 characters"
 SIZE = 8
 SQUARES = SIZE * SIZE

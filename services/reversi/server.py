@@ -28,8 +28,8 @@ from ring.games.record import RecordHub
 from ring.games.seeds import server_seed
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 from ring.wire.sansio import NEED_DATA
+from services.reversi import DEFAULT_PORT
 from services.reversi.game import GameReport, ReversiRules, shown
-from services.reversi.messages import DEFAULT_PORT
 from services.reversi.protocol import BadName, Closed, LineTooLong, Named, ServerConnection
 from services.reversi.rules import Position
 

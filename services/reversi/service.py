@@ -13,7 +13,7 @@ import trio
 from ring.cli import cliargs
 from ring.cli.client_args import GameClients, Names
 from ring.cli.registry import ServeSettings, Service, start_server
-from services.reversi.messages import DEFAULT_PORT
+from services.reversi import DEFAULT_PORT
 
 LEVELS = ["random", "greedy", "positional", "deep"]
 
