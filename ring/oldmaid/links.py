@@ -19,7 +19,6 @@ and which are gone); they ask the table who is out (``TableSide``).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import ipaddress
 import itertools
@@ -31,9 +30,6 @@ import trio
 
 from ring.games.events import EventLog
 from ring.oldmaid.messages import Offer, Reply, Status, YourTurn, error
-from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
-from ring.oldmaid.picks import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
-from ring.oldmaid.picks import PICK_SAMPLES, PickExchanges
 from ring.oldmaid.proofs import Forged, Identity
 from ring.oldmaid.protocol import (
     Answered,
@@ -90,7 +86,7 @@ class LinkConfig(Protocol):
     wrap_stream: Callable[[trio.SocketStream], trio.abc.HalfCloseableStream] | None
 
 
-class Links(PickExchanges):
+class Links:
     """The peer's listener, its links to the seats it asks, and the exchanges on both.
 
     ``seated`` is set once the join reply has given the players; until then
@@ -118,8 +114,6 @@ class Links(PickExchanges):
         # trio.current_time() of the last message heard from anyone; the peer
         # sets it when it starts, and gives up after its idle timeout of silence.
         self.last_heard = 0.0
-        # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
-        self.slow_answers: collections.deque[float] = collections.deque(maxlen=PICK_SAMPLES)
 
     async def aclose(self) -> None:
         for link in self._links.values():

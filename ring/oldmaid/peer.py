@@ -3,7 +3,8 @@
 - the turn machine (``Turns``, sans-IO): the hand, the phase, and every
   decision a turn takes;
 - the links (``Links``): the listener that players to our right dial in to,
-  one link per seat we dial, and the exchanges on them;
+  one link per seat we dial, and the turn requests on them;
+- the picks (``Picks``): the exchange after an accepted offer, on its link;
 - the walk (``Walk``): finding the next player who is in, seat by seat;
 - the stall watch (``StallWatch``): a player who left holding the turn;
 - the suspicion checks (``Suspicion``): what reaches us that only a cheat or
@@ -29,12 +30,13 @@ import trio
 
 from ring.games.events import EventLog
 from ring.oldmaid.hand import Hand
-from ring.oldmaid.links import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
-from ring.oldmaid.links import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
 from ring.oldmaid.links import Links
 from ring.oldmaid.messages import Draw, GameOver, Join, Offer, YourTurn, error
 from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
 from ring.oldmaid.peer_config import config_from_args
+from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
+from ring.oldmaid.picks import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
+from ring.oldmaid.picks import Picks
 from ring.oldmaid.suspicion import Suspicion
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide, as_peer_error
 from ring.oldmaid.turns import (
@@ -69,6 +71,7 @@ class Peer:
         self.seated = trio.Event()
         self.table = TableSide(self.turns, self.log, config.timeout)
         self.links = Links(config, self.turns, self.table, self.log, seated=self.seated)
+        self.picks = Picks(config, self.turns, self.table, self.log, self.links.reporting)
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
         self.walk = Walk(self.turns, self.links, self.suspicion, self.log)
@@ -289,7 +292,7 @@ class Peer:
             await self.table.go_out()
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
-        await self.links.serve_pick(link, seat, offered)
+        await self.picks.serve_pick(link, seat, offered)
 
     # -- a turn handed to us -------------------------------------------------------
 
@@ -345,7 +348,7 @@ class Peer:
             await reporting.received(offer)
             self._turns_in.send_nowait(Turn.OFFER)
             return
-        picked = await self.links.take_pick(link, offer, answer)
+        picked = await self.picks.take_pick(link, offer, answer)
         if picked is None:
             return  # the end: the turn loop hears it from the table
         card_num, card, salt = picked

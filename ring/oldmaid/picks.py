@@ -4,8 +4,9 @@ The offerer (``serve_pick``) answers picks from the hand it offered until one
 gets its card; the picker (``take_pick``) picks until the card comes, pausing
 first for an offerer that reads one message a recv (protocol 13.2). A picker
 that keeps picking outside the offer is accused (``bad_picks``, 5.9): the
-offerer dialled it, so it knows who it is. ``Links`` (``ring.oldmaid.links``)
-mixes this in; the state it reads is the links'.
+offerer dialled it, so it knows who it is. The peer (``ring.oldmaid.peer``) owns
+one ``Picks`` beside its links: the links carry the connection, the picks do the
+exchange on it.
 """
 
 from __future__ import annotations
@@ -40,16 +41,24 @@ class PickConfig(Protocol):
     pick_with_ok: bool
 
 
-class PickExchanges:
-    """``Links``' side of the pick exchanges."""
+class Picks:
+    """The peer's pick exchanges, on whichever link an offer came by or went out on."""
 
-    _config: PickConfig
-    _turns: Turns
-    _table: TableSide
-    _log: EventLog
-    reporting: Reporting
-    # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
-    slow_answers: collections.deque[float]
+    def __init__(
+        self,
+        config: PickConfig,
+        turns: Turns,
+        table: TableSide,
+        log: EventLog,
+        reporting: Reporting,
+    ) -> None:
+        self._config = config
+        self._turns = turns
+        self._table = table
+        self._log = log
+        self.reporting = reporting
+        # How long older offerers took to answer our picks (see PICK_PAUSE_FACTOR).
+        self.slow_answers: collections.deque[float] = collections.deque(maxlen=PICK_SAMPLES)
 
     async def serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         """Answer ``seat``'s picks from the ``offered`` cards until one gets its card."""

@@ -149,7 +149,7 @@ GAMES: dict[str, Game] = {
                 "seats_to_ask", "drawn", "discarded", "enter_offer_phase", "out_of_cards",
                 "went_out", "took", "no_one_took", "give", "answer", "choose_pick", "picked"))),
             ("ring/oldmaid/walk.py", ("Walk.find_taker",)),
-            ("ring/oldmaid/picks.py", ("PickExchanges.serve_pick", "PickExchanges.take_pick")),
+            ("ring/oldmaid/picks.py", ("Picks.serve_pick", "Picks.take_pick")),
             ("ring/oldmaid/links.py", ("Links.ask", "Links.link_to")),
         ),
         ("peer", "--name", "{nick}", "--server", "{table}", "--host", "127.0.0.1", "--seed", "1"),
