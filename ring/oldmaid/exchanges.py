@@ -19,7 +19,7 @@ Only what the sender could have written can be held against it: the picker
 cannot write the offerer's ``mac``, nor find a salt for another card, and
 the offerer cannot write the picker's ``ack``. This module is the arithmetic
 both sides share (pure: no I/O); the peer's side is ``Commitments``, the
-table's is ``services.oldmaid.ledger``.
+table's is ``services.oldmaid.verified.ledger``.
 """
 
 from __future__ import annotations

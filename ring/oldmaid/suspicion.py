@@ -19,7 +19,7 @@ goes to the table as an ``accuse`` (protocol 5.9) before the peer leaves:
 
 A turn's ``from`` is the sender's word (older clients send none), so these
 accusations name it only as "from X, as we were told"; the table names no one
-for them (``services.oldmaid.accusations``). The checks that ask the table
+for them (``services.oldmaid.referee.accusations``). The checks that ask the table
 do so only off the common path: a turn from our right neighbour, a card we
 did not hold, cost nothing, and a player once seen out by the table is not
 asked about again (being out is final).

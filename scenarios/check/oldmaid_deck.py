@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from ring.oldmaid.cards import JOKER, SUITS, Card, full_deck, pair_key, partner
-from services.oldmaid.referee import DECK_SIZE, seating
+from services.oldmaid.referee.rules import DECK_SIZE, seating
 
 # How far seed_seating looks: 6 players have 720 orders, each as likely as the next.
 SEATING_TRIES = 100_000

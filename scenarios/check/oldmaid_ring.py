@@ -1,7 +1,7 @@
 """One Old Maid game for ``ring check oldmaid``: our table, our peers, and the program.
 
 A peer cannot be checked alone: it talks to a table and to neighbours. A
-case (``Stage``) runs our own table (``services.oldmaid.table``, which
+case (``Stage``) runs our own table (``services.oldmaid.table.server``, which
 referees every claim, protocol 14) and our own ``ring peer``s in this
 process, over loopback TCP, with the program as one more player (``{nick}``,
 ``{table}``). A stage may stack the deck and choose the seats
@@ -37,8 +37,8 @@ from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
 from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
 from scenarios.check.oldmaid_watch import RingWatch
 from scenarios.check.relay import SplitSends, relay
-from services.oldmaid.referee import GameState
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+from services.oldmaid.referee.rules import GameState
+from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 
 SEED = 2013
 SPLIT_PATIENCE = 10.0  # ring peer's own timeout, at least, when what we send is split

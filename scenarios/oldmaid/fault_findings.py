@@ -19,7 +19,7 @@ from scenarios.oldmaid.fault_game import FaultGame, LogTail, Record
 from scenarios.oldmaid.game import TABLE
 from scenarios.oldmaid.verifier.finding import Finding
 from scenarios.processes import ChildProcess, ProcessResult
-from services.oldmaid.game_outcome import EVERY_EXCHANGE_REPORTED
+from services.oldmaid.table.outcome import EVERY_EXCHANGE_REPORTED
 
 
 @dataclass

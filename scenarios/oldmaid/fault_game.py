@@ -26,7 +26,7 @@ from scenarios import processes
 from scenarios.oldmaid import game as oldmaid_game
 from scenarios.oldmaid.game import HOST, LISTENING, TABLE
 from scenarios.processes import ChildProcess, ProcessResult
-from services.oldmaid.referee import TableGame
+from services.oldmaid.referee.rules import TableGame
 
 POLL = 0.005  # seconds between looks at a log file or a process
 

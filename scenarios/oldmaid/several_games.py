@@ -37,7 +37,7 @@ from scenarios.oldmaid.game import (
 )
 from scenarios.oldmaid.verifier import verify
 from scenarios.processes import ProcessResult, ring_command
-from services.oldmaid.game_outcome import game_seed
+from services.oldmaid.table.outcome import game_seed
 
 MIN_GAMES, MAX_GAMES = 2, 4
 

@@ -1,6 +1,6 @@
 """One Old Maid ring of a tournament: our real table, its K programs as peers, the places.
 
-The table is ``services.oldmaid.table.serve_table`` (the same referee, deal,
+The table is ``services.oldmaid.table.server.serve_table`` (the same referee, deal,
 verification and aborts as ``ring table``), for one game of K players,
 seeded with the game's seed. Each program is started with programs.md 1's
 placeholders ({table} and {nick} among them) and known by its nick: a ring's
@@ -76,8 +76,8 @@ async def play(job: GameJob, logs: Path) -> tuple[GameResult, dict[str, bytes]]:
 async def _played(
     job: GameJob, logs: Path, network: BoxNetwork | None
 ) -> tuple[GameResult, dict[str, bytes]]:
-    from services.oldmaid.table import ServerError, serve_table
-    from services.oldmaid.table_config import TableConfig
+    from services.oldmaid.table.config import TableConfig
+    from services.oldmaid.table.server import ServerError, serve_table
 
     settings = job.settings
     names = [entrant.name for entrant in job.entrants]
@@ -228,7 +228,7 @@ def _judged(
         else:
             rule = f" ({outcome.rule})" if outcome.rule else ""
             faults[culprit] = f"was named by the referee{rule}: {outcome.reason}"
-    from services.oldmaid.referee import GameState
+    from services.oldmaid.referee.rules import GameState
 
     places: list[str] | None
     if outcome.state is GameState.OVER and outcome.loser is not None:

@@ -1,1 +1,14 @@
-"""The Old Maid table: referee rules and the Trio server."""
+"""The Old Maid table: who decides what (docs/architecture.md "Old Maid: who decides what").
+
+- ``referee/``: the rules as the table referees them, pure (``rules.TableGame``), its
+  vocabulary (``events``), what it can check of hands it never sees (``scrutiny``),
+  what players report about one another and ``accuse`` (``reports``, ``accusations``),
+  what a stalled game's abort says (``stalls``).
+- ``verified/``: a verified game (protocol 14.6): the ledger of every card and who lied
+  (``ledger``), the table's side of it (``play``), and its timers (``game``).
+- ``table/``: the Trio server around them: ``ring table`` and ``serve_tables``
+  (``server``), the connections (``connections``), one game's players and end
+  (``game``), its records (``records``), its configuration (``config``), how it ended
+  (``outcome``).
+- ``service.py``: the table declared for ``ring serve`` and ``ring table``.
+"""

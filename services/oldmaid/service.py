@@ -55,7 +55,7 @@ def _add_game_options(group: argparse._ActionsContainer) -> None:
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
-    from services.oldmaid.table import ServerError, TableConfig, serve_tables
+    from services.oldmaid.table.server import ServerError, TableConfig, serve_tables
 
     options = settings.options
     config = TableConfig(
@@ -117,7 +117,7 @@ def _run_table(args: argparse.Namespace) -> int:
     if args.transcript is not None and args.transcripts is not None:
         print("table: give --transcript FILE or --transcripts DIR, not both", file=sys.stderr)
         return 2
-    from services.oldmaid.table import run
+    from services.oldmaid.table.server import run
 
     return run(args)
 

@@ -1,4 +1,4 @@
-"""The Old Maid referee (``services.oldmaid.referee``) for the tests: a game started
+"""The Old Maid referee (``services.oldmaid.referee.rules``) for the tests: a game started
 without sockets, dealt, and played to its end as the tests need.
 
 Used by the referee's tests (``tests/services/oldmaid/test_referee*.py``).
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ring.oldmaid.cards import Card, split_pairs
-from services.oldmaid.referee import RefereeError, TableGame
+from services.oldmaid.referee.rules import RefereeError, TableGame
 
 THREE_S, THREE_C, THREE_H = Card("3", "spades"), Card("3", "clubs"), Card("3", "hearts")
 

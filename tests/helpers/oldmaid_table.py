@@ -26,7 +26,7 @@ import trio.testing
 from ring.games.record import RecordHub
 from ring.games.transcripts import TranscriptFile
 from ring.oldmaid.cards import Card, parse_card, split_pairs
-from services.oldmaid.table import TableConfig, TableOutcome, TableServer, serve_tables
+from services.oldmaid.table.server import TableConfig, TableOutcome, TableServer, serve_tables
 
 TIMEOUT = 5.0
 

@@ -32,8 +32,8 @@ from typing import Any
 import trio
 
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
-from services.oldmaid.referee import GameState
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+from services.oldmaid.referee.rules import GameState
+from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 
 CHEAT = Path(__file__).with_name("cheat_peer.py")
 CHEATER = "c"

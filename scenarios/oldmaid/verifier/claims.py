@@ -8,7 +8,7 @@ one through (or a transcript that was tampered with) fails:
   to another player (nothing passes between players before the deck is
   empty);
 - no player counted out while the table's count says it still holds more
-  than two cards (``services.oldmaid.scrutiny``: dealt, less two a pair it
+  than two cards (``services.oldmaid.referee.scrutiny``: dealt, less two a pair it
   discarded, less one a turn it can have given a card without picking one);
 - no more pairs missing at the end than the players who went out by
   ``out_of_cards`` (rather than by discarding their last pair) could keep.
@@ -23,7 +23,7 @@ from collections import Counter
 
 from scenarios.oldmaid.verifier.finding import CLAIMS, Finding, _result
 from scenarios.oldmaid.verifier.records import GameRecords, _card, seat_order
-from services.oldmaid.scrutiny import KEPT, fewest_cards, out_run_to_the_right
+from services.oldmaid.referee.scrutiny import KEPT, fewest_cards, out_run_to_the_right
 
 DECK_SIZE = 53
 

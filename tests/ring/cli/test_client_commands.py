@@ -81,7 +81,7 @@ SERVERS = {
     "fishnet": ("services.fishnet.server", "serve_fishnet"),
     "notipping": ("services.notipping.server", "serve_notipping"),
     "reversi": ("services.reversi.server", "serve_reversi"),
-    "oldmaid": ("services.oldmaid.table", "serve_tables"),
+    "oldmaid": ("services.oldmaid.table.server", "serve_tables"),
 }
 
 

@@ -29,7 +29,7 @@ import trio
 
 from ring.mdns import discovery
 from ring.mdns.discovery import Advertiser, DiscoveryError, Found, browse, find_table, oldmaid_txt
-from services.oldmaid.table import TableConfig, serve_table
+from services.oldmaid.table.server import TableConfig, serve_table
 
 LOOPBACK = ["127.0.0.1"]
 MDNS = ["--mdns-interface", "127.0.0.1"]

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ring.oldmaid.messages import Offer, YourTurn, ok
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.wire.transport import Connection
-from services.oldmaid.table import TableConfig, serve_table
+from services.oldmaid.table.server import TableConfig, serve_table
 
 TIMEOUT = 0.5  # every peer's --peer-timeout here: a silent player in costs this much
 

@@ -11,7 +11,7 @@ import trio
 from ring.games.events import read_events
 from ring.oldmaid.cards import JOKER
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 
 
 async def play_game(

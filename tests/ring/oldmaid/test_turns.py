@@ -29,7 +29,7 @@ from ring.oldmaid.turns import (
     Turns,
     ordinal,
 )
-from services.oldmaid.referee import DECK_SIZE, GameState, TableGame
+from services.oldmaid.referee.rules import DECK_SIZE, GameState, TableGame
 
 THREE_S, THREE_C, FIVE_H = Card("3", "spades"), Card("3", "clubs"), Card("5", "hearts")
 NICKS = ["ann", "bob", "cy", "dee"]

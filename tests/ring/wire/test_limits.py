@@ -19,8 +19,8 @@ import trio
 import trio.testing
 
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
-from services.oldmaid.referee import GameState
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+from services.oldmaid.referee.rules import GameState
+from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 from tests.helpers.connections import BOUND, all_still_open, close_all, closed_by_server, connect
 
 FLOOD = 200

@@ -266,7 +266,7 @@ def test_caps_that_make_no_sense_are_refused_on_the_command_line(argv: list[str]
 
 
 def test_the_caps_default_for_a_class_and_zero_turns_the_address_cap_off() -> None:
-    from services.oldmaid.table import TableConfig as Config
+    from services.oldmaid.table.server import TableConfig as Config
 
     parser = build_parser()
     table = Config.from_args(parser.parse_args(["table"]))

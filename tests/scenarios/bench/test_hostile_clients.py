@@ -39,7 +39,7 @@ import trio
 
 import services.fishnet.server as fishnet_server
 import services.notipping.server as notipping_server
-import services.oldmaid.table as oldmaid_table
+import services.oldmaid.table.server as oldmaid_table
 import services.reversi.server as reversi_server
 from ring.cli.serve import raise_file_limit
 from ring.games.events import read_events
@@ -51,7 +51,7 @@ from scenarios.bench.fuzz import SERVICES, play_round
 from scenarios.bench.fuzz import Round as FuzzRound
 from services.notipping.protocol import Begin, ClientConnection, Granted, Round
 from services.notipping.server import MAX_JOIN_REQUESTS
-from services.oldmaid.table import TableConfig, serve_table
+from services.oldmaid.table.server import TableConfig, serve_table
 from services.reversi.rules import Position
 from tests.helpers.burst_lines import crowd_lines
 from tests.helpers.fuzz import SEEDS, check_round, check_server_bytes, complete_lines

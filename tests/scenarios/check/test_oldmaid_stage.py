@@ -20,7 +20,7 @@ from scenarios.check.oldmaid_watch import PROGRAM, RingWatch
 from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseVerdict
 from scenarios.programs import Program
-from services.oldmaid.referee import DECK_SIZE, seating
+from services.oldmaid.referee.rules import DECK_SIZE, seating
 
 HERE = Path(__file__).parent
 STAGED = [stage for _, _, _, stage in oldmaid.stages(1.0) if stage.singles is not None]

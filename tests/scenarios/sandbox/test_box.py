@@ -158,21 +158,41 @@ for port in ({port}, {outside_port}):
 def test_a_boxes_memory_and_processes_are_bounded_all_together(tmp_path: Path) -> None:
     """Four processes of 48 MB each, every one under its own 64 MB limit, in a box of
     96 MB: the box's control group stops them together; a fork bomb stops at its count."""
+    # Each child holds its block until all four have theirs (or died trying): the
+    # blocks are held at once however the children are scheduled.
     code = """
 import os, sys
+release_r, release_w = os.pipe()
+ready_r, ready_w = os.pipe()
 children = []
 for _ in range(4):
     pid = os.fork()
     if pid == 0:
+        os.close(release_w)
         block = bytearray(48 * 1024 * 1024)
         for i in range(0, len(block), 4096):
             block[i] = 1
+        os.write(ready_w, b"x")
+        os.read(release_r, 1)  # until the parent lets go
         os._exit(0)
     children.append(pid)
-killed = 0
+os.close(ready_w)
+killed, held = 0, 0
+while held + killed < len(children):
+    pid, status = os.waitpid(-1, os.WNOHANG)
+    if pid:
+        killed += os.WIFSIGNALED(status)
+        continue
+    import select
+    if select.select([ready_r], [], [], 0.05)[0]:
+        held += len(os.read(ready_r, 4))
+os.close(release_w)
 for pid in children:
-    _, status = os.waitpid(pid, 0)
-    killed += os.WIFSIGNALED(status)
+    try:
+        _, status = os.waitpid(pid, 0)
+        killed += os.WIFSIGNALED(status)
+    except ChildProcessError:
+        pass
 forks = 0
 try:
     for _ in range(100):

@@ -13,7 +13,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair, split_pairs
-from services.oldmaid.referee import (
+from services.oldmaid.referee.rules import (
     DECK_SIZE,
     PAIRS,
     Dealt,

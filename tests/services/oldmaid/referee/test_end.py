@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ring.oldmaid.cards import split_pairs
-from services.oldmaid.referee import (
+from services.oldmaid.referee.rules import (
     DECK_SIZE,
     PAIRS,
     REPORT_QUIET,

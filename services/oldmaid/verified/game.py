@@ -16,9 +16,9 @@ import trio
 
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Accuse, Gave, Received
-from services.oldmaid.ledger import Lie
-from services.oldmaid.referee import GameState, RefereeEvent, TableGame
-from services.oldmaid.verified_play import VerifiedPlay, abort_reason
+from services.oldmaid.referee.rules import GameState, RefereeEvent, TableGame
+from services.oldmaid.verified.ledger import Lie
+from services.oldmaid.verified.play import VerifiedPlay, abort_reason
 
 # A verified game whose ledger waits this long for a report (at most the turn
 # timeout) ends naming who it waits for; honest players report within

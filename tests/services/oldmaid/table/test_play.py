@@ -16,7 +16,7 @@ import trio.testing
 from ring.games.events import read_events
 from ring.games.record import read_game
 from ring.oldmaid.cards import Card, split_pairs
-from services.oldmaid.referee import REPORT_QUIET, GameState
+from services.oldmaid.referee.rules import REPORT_QUIET, GameState
 from tests.helpers.oldmaid_table import (
     TIMEOUT,
     aborted,

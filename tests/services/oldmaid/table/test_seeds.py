@@ -10,8 +10,8 @@ import trio
 
 from ring.games.seeds import keyed_seed
 from ring.oldmaid.peer import Peer, PeerConfig
-from services.oldmaid.game_outcome import game_seed
-from services.oldmaid.table import TableConfig, TableOutcome, serve_table
+from services.oldmaid.table.outcome import game_seed
+from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 
 
 def test_a_published_seed_gives_the_same_game_seeds_as_before() -> None:
@@ -48,7 +48,10 @@ async def test_without_a_seed_each_game_is_secret_and_its_recorded_seed_replays_
     first, second = await _game(None), await _game(None)
     assert first.seed != second.seed  # drawn afresh, 128 bits
     replay = await _game(first.seed)  # the seed the game's record keeps
-    assert (replay.loser, replay.out) == (first.loser, first.out)
+    # The same loser and the same players out; not always in the same order: players who
+    # go out at the same moment (each discarding its dealt pairs) are placed in the order
+    # the table heard them, which no seed fixes (docs/tournament.md, "The results folder").
+    assert (replay.loser, sorted(replay.out)) == (first.loser, sorted(first.out))
 
 
 def test_ring_table_without_a_seed_prints_none() -> None:

@@ -15,8 +15,8 @@ from ring.oldmaid import DEFAULT_PORT
 from ring.oldmaid.cards import Card
 from ring.wire.framing import DEFAULT_MAX_MESSAGE
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
-from services.oldmaid.game_outcome import GameOutcome
-from services.oldmaid.referee import MAX_PLAYERS, MIN_PLAYERS
+from services.oldmaid.referee.rules import MAX_PLAYERS, MIN_PLAYERS
+from services.oldmaid.table.outcome import GameOutcome
 
 
 @dataclass(frozen=True)

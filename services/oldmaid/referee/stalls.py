@@ -3,12 +3,12 @@
 A game that stops moving for the turn timeout is aborted; in a game of older
 clients the turn passes from peer to peer unseen, so the words say what the
 table last saw and blame no one (protocol 14.1). A verified game's ledger
-says more (``services.oldmaid.verified_play``).
+says more (``services.oldmaid.verified.play``).
 """
 
 from __future__ import annotations
 
-from services.oldmaid.referee import TableGame
+from services.oldmaid.referee.rules import TableGame
 
 
 def stuck_reason(referee: TableGame, waited: str) -> str:

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from ring.games.seeds import keyed_seed
-from services.oldmaid.referee import GameState
+from services.oldmaid.referee.rules import GameState
 
 
 def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:

@@ -1,7 +1,7 @@
 """The referee's vocabulary: game states, refusals, and the decisions it records.
 
 The field names of the events are the transcript's (docs/logs.md), so the
-table writes them as they are. ``services.oldmaid.referee`` re-exports all of
+table writes them as they are. ``services.oldmaid.referee.rules`` re-exports all of
 this.
 """
 

@@ -24,7 +24,7 @@ contradict what it knows for certain, whoever held what since:
   last pair. More pairs missing than that cannot be.
 
 Each check here is a pure function of the table's own records; the referee
-(``services.oldmaid.referee``) calls them and aborts naming the liar, or,
+(``services.oldmaid.referee.rules``) calls them and aborts naming the liar, or,
 where the table cannot tell which of two players lies, naming both as
 suspects and neither as the culprit.
 """
@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from ring.oldmaid.cards import Card
-from services.oldmaid.referee_events import ClaimedTwice, RefereeError, Seat
+from services.oldmaid.referee.events import ClaimedTwice, RefereeError, Seat
 
 # What an honest claim of an empty hand may still hold: an older client's last pair.
 KEPT = 2

@@ -15,9 +15,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from services.oldmaid import scrutiny
-from services.oldmaid.accusations import MAY_NAME, NAMED, RULES, Accusation, mutual
-from services.oldmaid.referee_events import Accused, GameState, RefereeError, RefereeEvent
+from services.oldmaid.referee import scrutiny
+from services.oldmaid.referee.accusations import MAY_NAME, NAMED, RULES, Accusation, mutual
+from services.oldmaid.referee.events import Accused, GameState, RefereeError, RefereeEvent
 
 # A player that leaves holding the turn stops the game: a report of it comes
 # after the reporter's stall timeout (3 s), and the table takes it only if
@@ -137,7 +137,7 @@ class Reports:
     def accuse(self, accuser: str, accused: str | None, rule: str, evidence: dict[str, Any]) -> str:
         """``accuser`` saw ``accused`` break ``rule`` (protocol 5.9): the table's answer.
 
-        See ``services.oldmaid.accusations``. An accusation the table names
+        See ``services.oldmaid.referee.accusations``. An accusation the table names
         the accused on is held ``pending`` for a moment (the caller calls
         ``settle`` once its window has passed), so that a counter-accusation
         can cancel it; any other ends the game at once naming no one.

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import JOKER, Card, full_deck, partner
-from services.oldmaid.ledger import Drew, Entry, Gave, Ledger, Lie, Out, Received, Threw
+from services.oldmaid.verified.ledger import Drew, Entry, Gave, Ledger, Lie, Out, Received, Threw
 
 
 @dataclass

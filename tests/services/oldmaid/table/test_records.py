@@ -13,7 +13,7 @@ from pathlib import Path
 import trio
 
 from ring.games.record import Player, read_game
-from services.oldmaid.table_records import FORMING_RECORDS
+from services.oldmaid.table.records import FORMING_RECORDS
 from tests.helpers.oldmaid_table import (
     deal_all,
     join_all,

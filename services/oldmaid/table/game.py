@@ -1,6 +1,6 @@
 """One Old Maid game at a table: its players, its referee, its transcript and its end.
 
-The table server (``services.oldmaid.table``) owns the connections and keeps
+The table server (``services.oldmaid.table.server``) owns the connections and keeps
 one game forming while others play; each ``TableGame`` here is one of those
 games, from its first join to the moment its players have gone. Writes to a
 player's connection go through ``ring.wire.transport.Connection``, which
@@ -37,8 +37,8 @@ from ring.oldmaid.messages import (
 )
 from ring.wire.flood import BadRun
 from ring.wire.transport import Connection
-from services.oldmaid.game_outcome import GameOutcome, pairs_text
-from services.oldmaid.referee import (
+from services.oldmaid.referee.events import ClaimedTwice
+from services.oldmaid.referee.rules import (
     Address,
     Dealt,
     Discarded,
@@ -49,11 +49,11 @@ from services.oldmaid.referee import (
     TableGame,
     WentOut,
 )
-from services.oldmaid.referee_events import ClaimedTwice
-from services.oldmaid.stalls import stuck_reason
-from services.oldmaid.table_records import Transcript
-from services.oldmaid.verified_game import REPORT_TIMEOUT, VerifiedGame
-from services.oldmaid.verified_play import VerifiedPlay, abort_reason
+from services.oldmaid.referee.stalls import stuck_reason
+from services.oldmaid.table.outcome import GameOutcome, pairs_text
+from services.oldmaid.table.records import Transcript
+from services.oldmaid.verified.game import REPORT_TIMEOUT, VerifiedGame
+from services.oldmaid.verified.play import VerifiedPlay, abort_reason
 
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0

@@ -1,6 +1,6 @@
 """The Old Maid rules as the table referees them: pure state, no I/O, no clock.
 
-The Trio layer (``services.oldmaid.table``) turns each request into one call
+The Trio layer (``services.oldmaid.table.server``) turns each request into one call
 here and each ``RefereeError`` into an error reply. Keeping the rules free of
 sockets and time lets the tests play thousands of whole games in a second,
 and makes a game a function of its seed and its requests alone.
@@ -12,7 +12,7 @@ who holds one, so any player may then discard any pair of drawn, not yet
 discarded cards. What it can still check (a discard before any card could
 have passed, a claim of an empty hand that must hold more, a card claimed
 twice, an ending that cannot be, a report it can test) is in
-``services.oldmaid.scrutiny`` and ``services.oldmaid.accusations``; the
+``services.oldmaid.referee.scrutiny`` and ``services.oldmaid.referee.accusations``; the
 abort then names the liar and the rule, or, where the table cannot tell
 which of two players lies, names both and blames neither (protocol 14).
 """
@@ -25,9 +25,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair
-from services.oldmaid import scrutiny
-from services.oldmaid.accusations import Accusation
-from services.oldmaid.referee_events import (
+from services.oldmaid.referee import scrutiny
+from services.oldmaid.referee.accusations import Accusation
+from services.oldmaid.referee.events import (
     Aborted,
     Accused,
     Address,
@@ -43,8 +43,8 @@ from services.oldmaid.referee_events import (
     Started,
     WentOut,
 )
-from services.oldmaid.referee_reports import REPORT_QUIET, Reports
-from services.oldmaid.scrutiny import Claims, show
+from services.oldmaid.referee.reports import REPORT_QUIET, Reports
+from services.oldmaid.referee.scrutiny import Claims, show
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8

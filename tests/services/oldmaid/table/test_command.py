@@ -19,11 +19,11 @@ import trio.testing
 from ring.cli.app import build_parser
 from ring.cli.registry import declared_services
 from ring.cli.serve import settings_for
-from services.oldmaid import table as table_module
-from services.oldmaid.table import TableConfig
+from services.oldmaid.table import server as table_module
+from services.oldmaid.table.server import TableConfig
 from tests.helpers.oldmaid_table import TIMEOUT
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 pytestmark = pytest.mark.usefixtures("no_internal_errors")
 
 

@@ -40,14 +40,14 @@ from ring.oldmaid.messages import (
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
 from ring.wire.net import mark_established, wants_mdns
 from ring.wire.transport import Connection, plain_ip
-from services.oldmaid.game_outcome import GameOutcome, game_seed
-from services.oldmaid.referee import (
+from services.oldmaid.referee.rules import (
     Address,
     GameState,
     RefereeError,
 )
-from services.oldmaid.table_config import TableConfig
-from services.oldmaid.table_game import Client, Game, Transcript, shutting_down
+from services.oldmaid.table.config import TableConfig
+from services.oldmaid.table.game import Client, Game, Transcript, shutting_down
+from services.oldmaid.table.outcome import GameOutcome, game_seed
 
 if TYPE_CHECKING:
     from ring.mdns.discovery import Advertiser

@@ -13,7 +13,7 @@ import pytest
 
 from ring.games.record import Player, read_game
 from ring.oldmaid.cards import JOKER
-from services.oldmaid.referee import GameState
+from services.oldmaid.referee.rules import GameState
 from tests.helpers.oldmaid_table import (
     TIMEOUT,
     Driver,

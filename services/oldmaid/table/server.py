@@ -2,7 +2,7 @@
 
 ``serve_tables`` listens and runs a ``TableServer`` (``services.oldmaid.
 table_server``: the connections, and the games they join) as its
-``TableConfig`` says (``services.oldmaid.table_config``); this module
+``TableConfig`` says (``services.oldmaid.table.config``); this module
 re-exports both, for the service declaration and the tests. ``ring table``
 runs it for a set number of games (one by default) and returns when they
 have ended and their players have gone (or ``linger`` seconds passed);
@@ -34,11 +34,11 @@ from ring.wire.net import (
     listening_as,
 )
 from ring.wire.transport import Connection
-from services.oldmaid.game_outcome import GameOutcome
-from services.oldmaid.referee import GameState
-from services.oldmaid.table_config import DEFAULT_PORT, TableConfig
-from services.oldmaid.table_game import SHUTDOWN_NOTICE_TIMEOUT
-from services.oldmaid.table_server import TableServer
+from services.oldmaid.referee.rules import GameState
+from services.oldmaid.table.config import DEFAULT_PORT, TableConfig
+from services.oldmaid.table.connections import TableServer
+from services.oldmaid.table.game import SHUTDOWN_NOTICE_TIMEOUT
+from services.oldmaid.table.outcome import GameOutcome
 
 if TYPE_CHECKING:
     from ring.mdns.discovery import Advertiser

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, partner, split_pairs
-from services.oldmaid.referee import (
+from services.oldmaid.referee.rules import (
     DECK_SIZE,
     Aborted,
     Dealt,

@@ -1,4 +1,4 @@
-"""What an ``accuse`` proves in a verified game (``services.oldmaid.verified_play``): a
+"""What an ``accuse`` proves in a verified game (``services.oldmaid.verified.play``): a
 second pick, by two different picks from one offer, each signed by the picker."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ring.oldmaid import exchanges, proofs
 from ring.oldmaid.messages import Accuse, Offer, Pick
 from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.turns import Turns
-from services.oldmaid.verified_play import VerifiedPlay
+from services.oldmaid.verified.play import VerifiedPlay
 
 KEY = proofs.game_key(7)
 SEATS = ["ann", "bob", "cy"]

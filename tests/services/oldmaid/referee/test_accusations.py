@@ -4,7 +4,7 @@ impersonation.
 
 from __future__ import annotations
 
-from services.oldmaid.referee import Aborted, Accused, GameState, TableGame
+from services.oldmaid.referee.rules import Aborted, Accused, GameState, TableGame
 from tests.helpers.oldmaid_referee import address, deal_all, empty_hand, error_text, nicks, started
 
 # -- accusations (protocol 5.9) -------------------------------------------------------

@@ -19,8 +19,8 @@ from typing import Any
 from ring.oldmaid import exchanges, proofs
 from ring.oldmaid.cards import Card, parse_card
 from ring.oldmaid.messages import Accuse, Gave, Received
-from services.oldmaid import ledger
-from services.oldmaid.referee_events import Dealt, Discarded, RefereeEvent, WentOut
+from services.oldmaid.referee.events import Dealt, Discarded, RefereeEvent, WentOut
+from services.oldmaid.verified import ledger
 
 
 def joined_text(nicks: Sequence[str]) -> str:
