@@ -10,24 +10,14 @@
   operator's lines, which must never stop a server.
 """
 
-# What the layers above use, and the module each comes from.
-_EXPORTS = {
-    "Command": "ring.cli.registry",
-    "ServeSettings": "ring.cli.registry",
-    "Service": "ring.cli.registry",
-    "main": "ring.cli.app",
+from ring.wire.lazy import exporter
+
+# What the layers above use, and the module each comes from (loaded when first asked for).
+_BY_MODULE = {
+    "ring.cli.app": ("main",),
+    "ring.cli.registry": ("Command", "ServeSettings", "Service"),
 }
+_EXPORTS = {name: module for module, names in _BY_MODULE.items() for name in names}
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> object:
-    # Loaded when first asked for (PEP 562), so that importing one module of this
-    # package does not import them all: a peer's start stays as quick as before.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = exporter(__name__, _EXPORTS, globals())

@@ -10,28 +10,15 @@
   worker processes, under a deadline.
 """
 
-# What the layers above use, and the module each comes from.
-_EXPORTS = {
-    "EventLog": "ring.games.events",
-    "GameKey": "ring.games.record",
-    "Held": "ring.games.record",
-    "Player": "ring.games.record",
-    "RecordHub": "ring.games.record",
-    "keyed_seed": "ring.games.seeds",
-    "new_secret": "ring.games.seeds",
-    "server_seed": "ring.games.seeds",
+from ring.wire.lazy import exporter
+
+# What the layers above use, and the module each comes from (loaded when first asked for).
+_BY_MODULE = {
+    "ring.games.events": ("EventLog",),
+    "ring.games.record": ("GameKey", "Held", "Player", "RecordHub"),
+    "ring.games.seeds": ("keyed_seed", "new_secret", "server_seed"),
 }
+_EXPORTS = {name: module for module, names in _BY_MODULE.items() for name in names}
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> object:
-    # Loaded when first asked for (PEP 562), so that importing one module of this
-    # package does not import them all: a peer's start stays as quick as before.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = exporter(__name__, _EXPORTS, globals())

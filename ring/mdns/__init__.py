@@ -7,26 +7,16 @@
   ``start_advertising``, ``find_table``.
 """
 
-# What the layers above use, and the module each comes from.
-_EXPORTS = {
-    "Advertiser": "ring.mdns.discovery",
-    "DiscoveryError": "ring.mdns.discovery",
-    "find_table": "ring.mdns.discovery",
-    "interfaces_for": "ring.mdns.discovery",
-    "oldmaid_txt": "ring.mdns.discovery",
-    "start_advertising": "ring.mdns.discovery",
+from ring.wire.lazy import exporter
+
+# What the layers above use, and the module each comes from (loaded when first asked for).
+_BY_MODULE = {
+    "ring.mdns.discovery": (
+        "Advertiser", "DiscoveryError", "find_table", "interfaces_for", "oldmaid_txt",
+        "start_advertising",
+    ),
 }
+_EXPORTS = {name: module for module, names in _BY_MODULE.items() for name in names}
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> object:
-    # Loaded when first asked for (PEP 562), so that importing one module of this
-    # package does not import them all: a peer's start stays as quick as before.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = exporter(__name__, _EXPORTS, globals())

@@ -14,39 +14,21 @@
 The layers above import these names from here.
 """
 
-# What the layers above use, and the module each comes from.
-_EXPORTS = {
-    "BadRun": "ring.wire.flood",
-    "ClientError": "ring.wire.client",
-    "Closed": "ring.wire.sansio",
-    "Connection": "ring.wire.transport",
-    "Conversation": "ring.wire.client",
-    "DEFAULT_MAX_CONNECTIONS": "ring.wire.net",
-    "DEFAULT_MAX_MESSAGE": "ring.wire.framing",
-    "DEFAULT_MAX_PER_ADDRESS": "ring.wire.net",
-    "Invalid": "ring.wire.sansio",
-    "NEED_DATA": "ring.wire.sansio",
-    "NeedData": "ring.wire.sansio",
-    "Refusal": "ring.wire.net",
-    "SEND_FAILED": "ring.wire.transport",
-    "answer_once": "ring.wire.net",
-    "dial": "ring.wire.net",
-    "listen": "ring.wire.net",
-    "mark_established": "ring.wire.net",
-    "plain_ip": "ring.wire.transport",
-    "wants_mdns": "ring.wire.net",
+from ring.wire.lazy import exporter
+
+# What the layers above use, and the module each comes from (loaded when first asked for).
+_BY_MODULE = {
+    "ring.wire.client": ("ClientError", "Conversation"),
+    "ring.wire.flood": ("BadRun",),
+    "ring.wire.framing": ("DEFAULT_MAX_MESSAGE",),
+    "ring.wire.net": (
+        "DEFAULT_MAX_CONNECTIONS", "DEFAULT_MAX_PER_ADDRESS", "Refusal", "answer_once", "dial",
+        "listen", "mark_established", "wants_mdns",
+    ),
+    "ring.wire.sansio": ("Closed", "Invalid", "NEED_DATA", "NeedData"),
+    "ring.wire.transport": ("Connection", "SEND_FAILED", "plain_ip"),
 }
+_EXPORTS = {name: module for module, names in _BY_MODULE.items() for name in names}
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> object:
-    # Loaded when first asked for (PEP 562), so that importing one module of this
-    # package does not import them all: a peer's start stays as quick as before.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = exporter(__name__, _EXPORTS, globals())
