@@ -118,7 +118,8 @@ def test_leaving_with_the_turn_ends_the_game_within_seconds_naming_it(tmp_path: 
 def _assert_skipped_unasked(tmp_path: Path, game: RingGame, dialled_once_out: str) -> None:
     """Our peers never dialled the old client once it was out: the table's status,
     taken when a seat first answered out, listed it (7.7), so it cost no grace.
-    (Dialled all the same, it is skipped after the grace: tests/ring/oldmaid/test_links_silent.py.)"""
+    (Dialled all the same, it is skipped after the grace:
+    tests/ring/oldmaid/test_links_silent.py.)"""
     assert game.report["result"].startswith("out ")  # it went out and stayed
     assert game.report[dialled_once_out] == 0
     skips = [r for r in peer_events(tmp_path, game, "skip") if r["over"] == STUDENT_NICK]
