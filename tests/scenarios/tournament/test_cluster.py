@@ -42,11 +42,16 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     started = [subprocess.Popen(scheduler, start_new_session=True, **quiet)]
     try:
         # The scheduler writes its address once it listens: watched for, as it is not a
-        # line on a pipe we own.
+        # line on a pipe we own. The file appears before its text is whole: read until
+        # it parses.
         deadline = time.monotonic() + START_TIMEOUT
-        while not contact.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        address = json.loads(contact.read_text())["address"]
+        address = None
+        while address is None and time.monotonic() < deadline:
+            try:
+                address = json.loads(contact.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                time.sleep(0.05)
+        assert address is not None, f"no scheduler address within {START_TIMEOUT:g} s"
         workers = [BIN / "dask", "worker", address, "--host", "127.0.0.1", "--nworkers", "2"]
         workers += ["--nthreads", "1", "--no-dashboard"]
         started.append(subprocess.Popen(workers, start_new_session=True, **quiet))
