@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import secrets
 import signal
@@ -87,8 +88,10 @@ def _v2_parent() -> Path | None:
     return None
 
 
+@functools.cache
 def available() -> str | None:
-    """None if boxes can have their groups here, else why not (one clause)."""
+    """None if boxes can have their groups here, else why not (one clause). Asked at
+    every program's start, and the answer does not change in a process's life."""
     if os.geteuid() != 0:
         return "not root"
     if set(_v1_parents()) == set(CONTROLLERS) or _v2_parent() is not None:
@@ -177,8 +180,8 @@ class BoxGroup:
         processes die as the kernel gets to them, so this waits for them, at most
         ``timeout``."""
         with trio.move_on_after(timeout):
-            while self.processes():
-                for pid in self.processes():
+            while left := self.processes():
+                for pid in left:
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.kill(pid, signal.SIGKILL)
                 await trio.sleep(REMOVE_POLL)

@@ -154,7 +154,10 @@ for port in ({port}, {outside_port}):
     assert said == [f"{seen['port']} reached", f"{outside_port} Connection refused"]
 
 
-@pytest.mark.skipif(cgroups.available() is not None, reason="needs cgroups (see probe)")
+@pytest.mark.skipif(
+    cgroups.available() is not None,
+    reason=f"this machine has no control groups for boxes: {cgroups.available()}",
+)
 def test_a_boxes_memory_and_processes_are_bounded_all_together(tmp_path: Path) -> None:
     """Four processes of 48 MB each, every one under its own 64 MB limit, in a box of
     96 MB: the box's control group stops them together; a fork bomb stops at its count."""
