@@ -23,7 +23,8 @@ from collections import Counter
 
 from scenarios.oldmaid.verifier.finding import CLAIMS, Finding, _result
 from scenarios.oldmaid.verifier.records import GameRecords, _card, seat_order
-from services.oldmaid.referee.scrutiny import KEPT, fewest_cards, out_run_to_the_right
+from services.oldmaid.referee.scrutiny import KEPT, fewest_cards
+from services.oldmaid.referee.seats import out_run_to_the_right
 
 DECK_SIZE = 53
 

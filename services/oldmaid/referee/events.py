@@ -41,6 +41,11 @@ class ClaimedTwice(RefereeError):
         self.cards = cards
 
 
+def show(card: Card) -> str:
+    """A card as the client wrote it on the wire, so messages match its request."""
+    return f'["{card.value}","{card.suit}"]'
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     nick: str

@@ -5,19 +5,20 @@ A report is the reporter's word about messages the table never sees. The
 table takes it as far as it can check it: a report that contradicts what it
 knows is refused (the game goes on), and one it cannot confirm ends the game
 only where the reporter is leaving anyway, naming the reported player only
-where the report can be true (protocol 14). ``TableGame`` (``services.
-oldmaid.referee``) mixes this in; the state it reads is the referee's.
+where the report can be true (protocol 14). ``Reports`` reads the table's
+facts (``facts.TableFacts``) and holds the one accusation waiting for its
+verdict; the referee (``rules.TableGame``) hands it each report.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
-from services.oldmaid.referee import scrutiny
 from services.oldmaid.referee.accusations import MAY_NAME, NAMED, RULES, Accusation, mutual
-from services.oldmaid.referee.events import Accused, GameState, RefereeError, RefereeEvent
+from services.oldmaid.referee.events import Accused, GameState, RefereeError
+from services.oldmaid.referee.facts import TableFacts
+from services.oldmaid.referee.seats import neighbours
 
 # A player that leaves holding the turn stops the game: a report of it comes
 # after the reporter's stall timeout (3 s), and the table takes it only if
@@ -26,27 +27,16 @@ REPORT_QUIET = 0.5
 
 
 class Reports:
-    """``TableGame``'s answers to reports about other players."""
+    """The referee's answers to reports about other players."""
 
-    state: GameState
-    _out: list[str]
-    _left: set[str]
-    _moves: list[tuple[str, bool]]
-    _out_at: dict[str, int]
-    _last_move: str | None
-    _pending: Accusation | None
-    verified: set[str]
-    reports_exchanges: bool
-    _events: list[RefereeEvent]
+    def __init__(self, facts: TableFacts) -> None:
+        self.facts = facts
+        self._pending: Accusation | None = None  # an accusation waiting for its verdict
 
-    # Provided by TableGame.
-    def _require(self, state: GameState) -> None: ...
-    def _seat(self, nick: str) -> int: ...
-    def _nicks(self) -> Sequence[str]: ...
-    def _in_between(self, first: str, last: str) -> list[str]: ...
-    def abort(
-        self, reason: str, *, culprit: str | None = None, rule: str | None = None
-    ) -> bool: ...
+    @property
+    def pending(self) -> Accusation | None:
+        """An accusation the table will act on once its window has passed (``settle``)."""
+        return self._pending if self.facts.state is GameState.PLAYING else None
 
     def left_with_turn(self, reporter: str, nick: str, *, quiet: float = math.inf) -> str:
         """A peer reports that ``nick`` took the turn, went out and left without passing it.
@@ -60,24 +50,25 @@ class Reports:
         moved for ``quiet`` >= ``REPORT_QUIET`` seconds (the caller's clock).
         Returns the reason the game was aborted with.
         """
-        self._require(GameState.PLAYING)
-        self._seat(reporter)
-        self._seat(nick)
+        facts = self.facts
+        facts.require(GameState.PLAYING)
+        facts.seat(reporter)
+        facts.seat(nick)
         if nick == reporter:
             raise RefereeError("a player cannot report itself")
-        if nick not in self._out:
+        if nick not in facts.out:
             raise RefereeError(f"{nick} is still in the game, so it cannot have left with the turn")
-        if nick not in self._left:
+        if nick not in facts.left:
             raise RefereeError(f"{nick} is out but still connected to the table")
         # Only the player that handed it the turn by its last card may move
         # since: it goes out, its card picked.
-        since = self._moves[self._out_at[nick] :]
+        since = facts.moves[facts.out_at[nick] :]
         if any(not (mover == reporter and bare_out) for mover, bare_out in since):
             raise RefereeError(
-                f"the game moved after {nick} went out ({self._last_move}), so {nick} did not "
+                f"the game moved after {nick} went out ({facts.last_move}), so {nick} did not "
                 "leave holding the turn"
             )
-        in_between = self._in_between(reporter, nick)
+        in_between = facts.in_between(reporter, nick)
         if in_between:
             raise RefereeError(
                 f"{reporter} cannot have handed {nick} the turn: {in_between[0]} sits between "
@@ -93,7 +84,7 @@ class Reports:
             f"goes out holding the turn must pass it on with an offer of num_cards 0); "
             f"reported by {reporter}"
         )
-        self.abort(reason, culprit=nick, rule="left_with_turn")
+        facts.abort(reason, culprit=nick, rule="left_with_turn")
         return reason
 
     def give_up(self, reporter: str, nick: str | None, reason: str) -> str:
@@ -108,30 +99,31 @@ class Reports:
         that is out only answers ``out``. Returns the reason the game was
         aborted with.
         """
-        self._require(GameState.PLAYING)
-        self._seat(reporter)
+        facts = self.facts
+        facts.require(GameState.PLAYING)
+        facts.seat(reporter)
         reason = " ".join(reason.split()) or "gave no reason"
         if nick is not None:
-            self._seat(nick)
+            facts.seat(nick)
             if nick == reporter:
                 raise RefereeError("a player cannot give up because of itself; leave instead")
         if self._pending is not None:
             return "the table is deciding an accusation: the game ends in a moment"
         if nick is None:
             text = f"{reporter} gave up: {reason}"
-            if self._last_move is not None:
-                text += f"; the last the table saw: {self._last_move}"
-            self.abort(text)
+            if facts.last_move is not None:
+                text += f"; the last the table saw: {facts.last_move}"
+            facts.abort(text)
             return text
         doubt = self._cannot_blame(reporter, nick)
         if doubt is not None:
             text = (
                 f"{reporter} gave up, saying {nick} {reason}; {doubt}, so the table blames no one"
             )
-            self.abort(text)
+            facts.abort(text)
             return text
         text = f"{nick} {reason} (reported by {reporter}, which gave up waiting)"
-        self.abort(text, culprit=nick, rule="give_up")
+        facts.abort(text, culprit=nick, rule="give_up")
         return text
 
     def accuse(self, accuser: str, accused: str | None, rule: str, evidence: dict[str, Any]) -> str:
@@ -142,12 +134,13 @@ class Reports:
         ``settle`` once its window has passed), so that a counter-accusation
         can cancel it; any other ends the game at once naming no one.
         """
-        self._require(GameState.PLAYING)
-        self._seat(accuser)
+        facts = self.facts
+        facts.require(GameState.PLAYING)
+        facts.seat(accuser)
         if rule not in RULES:
             raise RefereeError(f"unknown rule {rule!r}; the rules are {', '.join(sorted(RULES))}")
         if accused is not None:
-            self._seat(accused)
+            facts.seat(accused)
             if accused == accuser:
                 raise RefereeError("a player cannot accuse itself")
         elif rule in NAMED and rule not in MAY_NAME:
@@ -163,7 +156,7 @@ class Reports:
                 text = mutual(pending, accusation)
                 self._pending = None
                 self._accused(accusation, "taken", text)
-                self.abort(text, rule="mutual")
+                facts.abort(text, rule="mutual")
                 return text
             self._accused(accusation, "noted", "an earlier accusation is being decided")
             return "noted: the table is deciding an earlier accusation"
@@ -171,7 +164,7 @@ class Reports:
         if problem is not None:
             self._accused(accusation, "refused", problem)
             raise RefereeError(problem)
-        if accusation.names and self.reports_exchanges:
+        if accusation.names and facts.reports_exchanges:
             # A verified game: what the reports prove was judged already (protocol
             # 14.6); the rest is the accuser's word, and names no one.
             text = (
@@ -180,7 +173,7 @@ class Reports:
                 f"(suspects: {accuser} and {accused})"
             )
             self._accused(accusation, "taken", text)
-            self.abort(text, rule=rule)
+            facts.abort(text, rule=rule)
             return text
         if accusation.names:
             self._pending = accusation
@@ -191,26 +184,28 @@ class Reports:
             )
         text = accusation.verdict()
         self._accused(accusation, "taken", text)
-        self.abort(text, rule=rule)
+        facts.abort(text, rule=rule)
         return text
 
     def settle(self) -> None:
         """Act on the pending accusation: abort naming the accused, with the rule."""
+        facts = self.facts
         accusation, self._pending = self._pending, None
-        if accusation is None or self.state is not GameState.PLAYING:
+        if accusation is None or facts.state is not GameState.PLAYING:
             return
-        self.abort(accusation.verdict(), culprit=accusation.accused, rule=accusation.rule)
+        facts.abort(accusation.verdict(), culprit=accusation.accused, rule=accusation.rule)
 
     def _cannot_blame(self, reporter: str, nick: str) -> str | None:
         """Why a report of ``reporter``'s about ``nick`` cannot be true, or None."""
-        if self.reports_exchanges:
+        facts = self.facts
+        if facts.reports_exchanges:
             return (
                 "in a verified game the table names a player only on what the reports prove "
                 "(protocol 14.6)"
             )
-        if nick in self._out:
+        if nick in facts.out:
             return f"{nick} is out, and a player that is out only answers out"
-        if not scrutiny.neighbours(self._nicks(), self._out, reporter, nick):
+        if not neighbours(facts.nicks(), facts.out, reporter, nick):
             return (
                 f"{nick} is not next to {reporter} among the players in, and a player deals only "
                 "with its neighbours"
@@ -219,17 +214,18 @@ class Reports:
 
     def _accusation_problem(self, accusation: Accusation) -> str | None:
         """What the table knows that contradicts ``accusation``, or None."""
+        facts = self.facts
         accuser, accused = accusation.accuser, accusation.accused
         if accused is None:
             return None
         if accusation.side == "left":
-            in_between = self._in_between(accuser, accused)
+            in_between = facts.in_between(accuser, accused)
             if in_between:
                 return (
                     f"{accused} is not the player {accuser} offers to: {in_between[0]} sits "
                     "between them and is still in"
                 )
-        if accusation.rule == "false_out" and accused in self._out:
+        if accusation.rule == "false_out" and accused in facts.out:
             return f"{accused} is out, so it answers out"
         if accusation.rule == "impersonation":
             return self._impersonation_problem(accuser, accused)
@@ -238,10 +234,11 @@ class Reports:
     def _impersonation_problem(self, accuser: str, accused: str) -> str | None:
         """Protocol 14.5: only a player that proves who it is can tell, and the accused
         either proved who it is on that connection or is the one player sending no proofs."""
-        if accuser not in self.verified:
+        facts = self.facts
+        if accuser not in facts.verified:
             return f"{accuser} did not join with verify, so it cannot tell who sent a turn"
-        unproved = [nick for nick in self._nicks() if nick not in self.verified]
-        if accused not in self.verified and unproved != [accused]:
+        unproved = [nick for nick in facts.nicks() if nick not in facts.verified]
+        if accused not in facts.verified and unproved != [accused]:
             others = ", ".join(nick for nick in unproved if nick != accused)
             return (
                 f"{accused} sends no proofs, but neither do {others}: the table cannot tell "
@@ -250,6 +247,6 @@ class Reports:
         return None
 
     def _accused(self, accusation: Accusation, verdict: str, message: str = "") -> None:
-        self._events.append(
+        self.facts.events.append(
             Accused(accusation.accuser, accusation.accused, accusation.rule, verdict, message)
         )

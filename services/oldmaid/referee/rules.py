@@ -12,20 +12,26 @@ who holds one, so any player may then discard any pair of drawn, not yet
 discarded cards. What it can still check (a discard before any card could
 have passed, a claim of an empty hand that must hold more, a card claimed
 twice, an ending that cannot be, a report it can test) is in
-``services.oldmaid.referee.scrutiny`` and ``services.oldmaid.referee.accusations``; the
-abort then names the liar and the rule, or, where the table cannot tell
-which of two players lies, names both and blames neither (protocol 14).
+``scrutiny`` and ``reports``; the abort then names the liar and the rule, or,
+where the table cannot tell which of two players lies, names both and blames
+neither (protocol 14).
+
+``TableGame`` is the one object the table talks to. It is composed of the
+game's facts (``facts.TableFacts``, what every part reads), the checks of
+claims (``scrutiny.Scrutiny``) and the answers to reports
+(``reports.Reports``); it plays the moves itself and hands each claim and
+report to its part.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ring.oldmaid.cards import JOKER, Card, full_deck, is_pair
-from services.oldmaid.referee import scrutiny
 from services.oldmaid.referee.accusations import Accusation
 from services.oldmaid.referee.events import (
     Aborted,
@@ -42,13 +48,15 @@ from services.oldmaid.referee.events import (
     Standing,
     Started,
     WentOut,
+    show,
 )
+from services.oldmaid.referee.facts import PAIRS, TableFacts
 from services.oldmaid.referee.reports import REPORT_QUIET, Reports
-from services.oldmaid.referee.scrutiny import Claims, show
+from services.oldmaid.referee.scrutiny import Scrutiny
+from services.oldmaid.referee.seats import seating
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
-PAIRS = 26
 DECK_SIZE = 2 * PAIRS + 1
 NICK_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _DECK = frozenset(full_deck())
@@ -79,7 +87,7 @@ __all__ = [
 ]
 
 
-class TableGame(Reports, Claims):
+class TableGame:
     """One game at one table, from the first join to game over (or abort).
 
     Seating and the deck depend only on the seed and on who joined, not on
@@ -93,131 +101,150 @@ class TableGame(Reports, Claims):
             raise ValueError(f"an Old Maid game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
         if deck is not None and sorted(deck) != sorted(_DECK):
             raise ValueError("a stacked deck holds each of the 53 cards once")
-        self.players_needed = players_needed
-        self.seed = seed
-        # A stacked deck, in the order the cards are drawn, instead of the seed's
-        # shuffle: ring check stages its situations with one.
-        self.stacked = tuple(deck) if deck is not None else None
-        self.state = GameState.WAITING
-        self.loser: str | None = None
-        self.reason: str | None = None
-        self.culprit: str | None = None  # the player an abort names as at fault
-        self.rule: str | None = None  # the rule an abort says was broken (protocol 14)
-        self._joined: dict[str, Address] = {}  # in join order
-        self._seats: list[Seat] = []
-        self._seat_of: dict[str, int] = {}
-        self._deck: list[Card] = []
-        self._position: dict[Card, int] = {}  # where each card lies in the deck
-        self._dealt = 0
-        self._discarded: dict[Card, str] = {}  # card -> who discarded it
-        self._pairs_by: Counter[str] = Counter()  # pairs each player discarded
-        self._out: list[str] = []
-        self._bare_outs: set[str] = set()  # out by out_of_cards: may have kept a pair (13.5)
-        self._left: set[str] = set()  # out players whose table connection closed
-        # Who made each move (a draw, a discard, a player going out), in order,
-        # and whether it was a player going out by out_of_cards.
-        self._moves: list[tuple[str, bool]] = []
-        self._out_at: dict[str, int] = {}  # how many moves were made when each player went out
-        self._last_move: str | None = None  # what the table last saw a player do
-        self._pending: Accusation | None = None  # an accusation waiting for its verdict
-        self.verified: set[str] = set()  # players that joined with verify (protocol 14.5)
-        self.reports_exchanges = False  # every player verified: a ledger (protocol 14.6)
-        self._events: list[RefereeEvent] = []
+        self.facts = TableFacts(players_needed, seed, deck)
+        self.scrutiny = Scrutiny(self.facts)
+        self.reports = Reports(self.facts)
 
     # -- what the table may read -------------------------------------------
 
     @property
+    def players_needed(self) -> int:
+        return self.facts.players_needed
+
+    @property
+    def seed(self) -> int:
+        return self.facts.seed
+
+    @property
+    def state(self) -> GameState:
+        return self.facts.state
+
+    @property
+    def loser(self) -> str | None:
+        return self.facts.loser
+
+    @property
+    def reason(self) -> str | None:
+        return self.facts.reason
+
+    @property
+    def culprit(self) -> str | None:
+        """The player an abort names as at fault."""
+        return self.facts.culprit
+
+    @property
+    def rule(self) -> str | None:
+        """The rule an abort says was broken (protocol 14)."""
+        return self.facts.rule
+
+    @property
+    def verified(self) -> set[str]:
+        """The players that joined with verify (protocol 14.5); the table adds to it."""
+        return self.facts.verified
+
+    @property
+    def reports_exchanges(self) -> bool:
+        """Every player verified, and a ledger weighs their reports (protocol 14.6)."""
+        return self.facts.reports_exchanges
+
+    @reports_exchanges.setter
+    def reports_exchanges(self, value: bool) -> None:
+        self.facts.reports_exchanges = value
+
+    @property
     def joined(self) -> tuple[str, ...]:
-        return tuple(self._joined)
+        return tuple(self.facts.joined)
 
     @property
     def is_full(self) -> bool:
-        return len(self._joined) >= self.players_needed
+        return len(self.facts.joined) >= self.facts.players_needed
 
     @property
     def seats(self) -> tuple[Seat, ...]:
-        return tuple(self._seats)
+        return tuple(self.facts.seats)
 
     @property
     def out(self) -> tuple[str, ...]:
-        return tuple(self._out)
+        return tuple(self.facts.out)
 
     @property
     def undrawn(self) -> int:
-        return len(self._deck) - self._dealt
+        return self.facts.undrawn
 
     @property
     def drawn(self) -> tuple[Card, ...]:
         """Every card dealt so far, in the order dealt."""
-        return tuple(self._deck[: self._dealt])
+        return tuple(self.facts.deck[: self.facts.dealt])
 
     @property
     def discarded(self) -> dict[Card, str]:
-        return dict(self._discarded)
+        return dict(self.facts.discarded)
 
     @property
     def turn(self) -> str | None:
         """Whose turn it is to draw; None when there is nothing to draw."""
-        if self.state is not GameState.PLAYING or self.undrawn == 0:
+        facts = self.facts
+        if facts.state is not GameState.PLAYING or facts.undrawn == 0:
             return None
-        return self._seats[self._dealt % len(self._seats)].nick
+        return facts.seats[facts.dealt % len(facts.seats)].nick
 
     @property
     def undiscarded_pairs(self) -> int:
-        return PAIRS - len(self._discarded) // 2
+        return self.facts.undiscarded_pairs
 
     @property
     def last_move(self) -> str | None:
         """What the table last saw a player do, as words: who it last knew held the turn."""
-        return self._last_move
+        return self.facts.last_move
 
     @property
     def pending(self) -> Accusation | None:
         """An accusation the table will act on once its window has passed (``settle``)."""
-        return self._pending if self.state is GameState.PLAYING else None
+        return self.reports.pending
 
     @property
     def decided(self) -> bool:
-        """The deck is empty and one player is left in, but some pairs are not discarded.
-
-        Usually the loser is about to discard the pair its last pick made;
-        a player that went out without discarding its last pair never will.
-        The table waits a moment for the pairs (``discard`` still works),
-        then calls ``end_without_pairs``.
-        """
-        return self.state is GameState.PLAYING and self._one_left_in()
+        """The deck is empty, one player is left in, some pairs are not discarded (see
+        ``Scrutiny.decided``); the table waits a moment, then calls ``end_without_pairs``."""
+        return self.scrutiny.decided
 
     def take_events(self) -> list[RefereeEvent]:
         """The decisions made since the last call, oldest first."""
-        events, self._events = self._events, []
+        events, self.facts.events = self.facts.events, []
         return events
 
     def status(self) -> Standing:
-        if not self._seats:
-            return Standing(self.state, tuple(self._joined), (), reason=self.reason)
-        still_in = tuple(seat.nick for seat in self._seats if seat.nick not in self._out)
-        undiscarded = self.undiscarded_pairs if self.state is GameState.OVER else 0
+        facts = self.facts
+        if not facts.seats:
+            return Standing(facts.state, tuple(facts.joined), (), reason=facts.reason)
+        undiscarded = facts.undiscarded_pairs if facts.state is GameState.OVER else 0
         return Standing(
-            self.state, still_in, tuple(self._out), self.loser, self.reason, undiscarded
+            facts.state,
+            tuple(facts.still_in()),
+            tuple(facts.out),
+            facts.loser,
+            facts.reason,
+            undiscarded,
         )
 
     # -- before the start ---------------------------------------------------
 
     def join(self, nick: str, address: Address) -> None:
-        self._require(GameState.WAITING)
+        facts = self.facts
+        facts.require(GameState.WAITING)
         if not NICK_RE.fullmatch(nick):
             raise RefereeError(f"nick {nick!r} must be 1-32 of A-Z a-z 0-9 _ -")
-        if nick in self._joined:
+        if nick in facts.joined:
             raise RefereeError(f"nick {nick!r} is taken at this table; choose another")
-        for other, taken in self._joined.items():
+        for other, taken in facts.joined.items():
             if taken == address:
                 raise RefereeError(
                     f"address {address[0]}:{address[1]} has already joined (as {other}); "
                     "each host and port may join once"
                 )
         if self.is_full:
-            raise RefereeError(f"the table is full ({self.players_needed} players)")
-        self._joined[nick] = address
+            raise RefereeError(f"the table is full ({facts.players_needed} players)")
+        facts.joined[nick] = address
 
     def leave(self, nick: str) -> None:
         """A player's table connection closed: a free seat, nothing, or the end of the game.
@@ -228,46 +255,49 @@ class TableGame(Reports, Claims):
         accusation waits for its verdict (a player that accused someone
         leaves once it has said so), only the accused leaving settles it.
         """
-        if nick not in self._joined:
+        facts = self.facts
+        if nick not in facts.joined:
             raise RefereeError(f"{nick} has not joined")
-        if self.state is GameState.WAITING:
-            del self._joined[nick]
-        elif self.state is GameState.PLAYING:
-            if nick in self._out:
-                self._left.add(nick)
-                self._events.append(Left(nick))
-            elif self._pending is not None:
-                if nick == self._pending.accused:
-                    self.settle()
-            elif self.decided:
-                self.end_without_pairs()
+        if facts.state is GameState.WAITING:
+            del facts.joined[nick]
+        elif facts.state is GameState.PLAYING:
+            pending = self.reports.pending
+            if nick in facts.out:
+                facts.left.add(nick)
+                facts.events.append(Left(nick))
+            elif pending is not None:
+                if nick == pending.accused:
+                    self.reports.settle()
+            elif self.scrutiny.decided:
+                self.scrutiny.end_without_pairs()
             else:
-                self.abort(f"{nick} left the table", culprit=nick, rule="left")
+                facts.abort(f"{nick} left the table", culprit=nick, rule="left")
 
     def start(self) -> tuple[Seat, ...]:
-        self._require(GameState.WAITING)
-        if len(self._joined) < MIN_PLAYERS:
+        facts = self.facts
+        facts.require(GameState.WAITING)
+        if len(facts.joined) < MIN_PLAYERS:
             raise RefereeError(
-                f"a game needs at least {MIN_PLAYERS} players; {len(self._joined)} joined"
+                f"a game needs at least {MIN_PLAYERS} players; {len(facts.joined)} joined"
             )
         # Sorting first makes the seating independent of the join order; two
         # separate generators keep the deck the same whoever joined.
-        nicks = seating(self._joined, self.seed)
-        if self.stacked is not None:
-            deck = list(self.stacked)
+        nicks = seating(facts.joined, facts.seed)
+        if facts.stacked is not None:
+            deck = list(facts.stacked)
         else:
             deck = full_deck()
-            random.Random(f"deck:{self.seed}").shuffle(deck)
-        self._seats = [Seat(nick, self._joined[nick]) for nick in nicks]
-        self._seat_of = {seat.nick: i for i, seat in enumerate(self._seats)}
-        self._deck = deck
-        self._position = {card: i for i, card in enumerate(deck)}
-        self.state = GameState.PLAYING
-        self._events.append(
+            random.Random(f"deck:{facts.seed}").shuffle(deck)
+        facts.seats = [Seat(nick, facts.joined[nick]) for nick in nicks]
+        facts.seat_of = {seat.nick: i for i, seat in enumerate(facts.seats)}
+        facts.deck = deck
+        facts.position = {card: i for i, card in enumerate(deck)}
+        facts.state = GameState.PLAYING
+        facts.events.append(
             Started(
-                [s.nick for s in self._seats],
-                [s.address for s in self._seats],
-                [s.nick for s in self._seats if s.nick in self.verified] or None,
+                [s.nick for s in facts.seats],
+                [s.address for s in facts.seats],
+                [s.nick for s in facts.seats if s.nick in facts.verified] or None,
             )
         )
         return self.seats
@@ -276,32 +306,34 @@ class TableGame(Reports, Claims):
 
     def draw(self, nick: str) -> tuple[Card, bool]:
         """The next card for ``nick`` and whether it was the last one."""
-        self._require(GameState.PLAYING)
-        seat = self._seat(nick)
-        if self.undrawn == 0:
+        facts = self.facts
+        facts.require(GameState.PLAYING)
+        seat = facts.seat(nick)
+        if facts.undrawn == 0:
             raise RefereeError(f"the deck is empty: all {DECK_SIZE} cards have been dealt")
-        turn = self._dealt % len(self._seats)
+        turn = facts.dealt % len(facts.seats)
         if seat != turn:
             raise RefereeError(
-                f"it is {self._seats[turn].nick}'s turn to draw, not {nick}'s "
+                f"it is {facts.seats[turn].nick}'s turn to draw, not {nick}'s "
                 "(draws go in seat order, one card a turn)"
             )
-        card = self._deck[self._dealt]
-        self._dealt += 1
-        last = self.undrawn == 0
-        self._events.append(Dealt(nick, card, last))
+        card = facts.deck[facts.dealt]
+        facts.dealt += 1
+        last = facts.undrawn == 0
+        facts.events.append(Dealt(nick, card, last))
         if last:
-            self._moved(
+            facts.moved(
                 nick, f"{nick} drew the last card (so it held the first turn of the offers)"
             )
         else:
-            self._moved(nick, f"{nick} drew card {self._dealt} (and was to pass the draw turn on)")
+            facts.moved(nick, f"{nick} drew card {facts.dealt} (and was to pass the draw turn on)")
         return card, last
 
     def discard(self, nick: str, first: Card, second: Card, declares_out: bool = False) -> None:
-        self._require(GameState.PLAYING)
-        self._seat(nick)
-        if nick in self._out:
+        facts, scrutiny = self.facts, self.scrutiny
+        facts.require(GameState.PLAYING)
+        facts.seat(nick)
+        if nick in facts.out:
             raise RefereeError(f"{nick} is out of the game and holds no cards")
         for card in (first, second):
             if card not in _DECK:
@@ -316,115 +348,79 @@ class TableGame(Reports, Claims):
                 "one colour (spades with clubs, diamonds with hearts)"
             )
         for card in (first, second):
-            if self._position.get(card, DECK_SIZE) >= self._dealt:
+            if facts.position.get(card, DECK_SIZE) >= facts.dealt:
                 raise RefereeError(f"{show(card)} has not been drawn yet")
         for card in (first, second):
-            self._check_unclaimed(nick, card, (first, second))
-        if self.undrawn > 0:
+            scrutiny.check_unclaimed(nick, card, (first, second))
+        if facts.undrawn > 0:
             for card in (first, second):
-                self._check_own_deal(nick, card)
+                scrutiny.check_own_deal(nick, card)
         # A true flag counts only once the deck is empty (protocol 5.3), like out_of_cards.
-        goes_out = declares_out and self.undrawn == 0
+        goes_out = declares_out and facts.undrawn == 0
         if goes_out:
-            self._check_claim(nick, pairs=self._pairs_by[nick] + 1)
-        self._discarded[first] = self._discarded[second] = nick
-        self._pairs_by[nick] += 1
-        self._events.append(Discarded(nick, [first, second]))
-        self._moved(
+            scrutiny.check_claim(nick, pairs=facts.pairs_by[nick] + 1)
+        facts.discarded[first] = facts.discarded[second] = nick
+        facts.pairs_by[nick] += 1
+        facts.events.append(Discarded(nick, [first, second]))
+        facts.moved(
             nick,
             f"{nick} discarded a pair (a player discards as it draws or picks, so {nick} "
             "held the turn then)",
         )
         if goes_out:
-            self._count_out(nick, bare=False)
-        self._check_over()
+            facts.count_out(nick, bare=False)
+        scrutiny.check_over()
 
     def out_of_cards(self, nick: str) -> bool:
         """Whether this counted ``nick`` out; early and repeated notices change nothing."""
-        if self.state is GameState.OVER:
-            self._seat(nick)
+        facts = self.facts
+        if facts.state is GameState.OVER:
+            facts.seat(nick)
             return False
-        self._require(GameState.PLAYING)
-        self._seat(nick)
+        facts.require(GameState.PLAYING)
+        facts.seat(nick)
         # A hand can empty during the draw and fill again, so only an empty
         # hand after the last card was dealt counts (docs/protocols/oldmaid.md 5.4).
-        if self.undrawn > 0 or nick in self._out:
+        if facts.undrawn > 0 or nick in facts.out:
             return False
-        self._check_claim(nick, pairs=self._pairs_by[nick])
-        self._count_out(nick, bare=True)
-        self._check_over()
+        self.scrutiny.check_claim(nick, pairs=facts.pairs_by[nick])
+        facts.count_out(nick, bare=True)
+        self.scrutiny.check_over()
         return True
+
+    def end_without_pairs(self) -> None:
+        """End a decided game although pairs were never discarded (``Scrutiny``)."""
+        self.scrutiny.end_without_pairs()
+
+    def least_held(self, nick: str) -> tuple[int, str]:
+        """The fewest cards ``nick`` can hold now, and why (``Scrutiny``)."""
+        return self.scrutiny.least_held(nick)
+
+    # -- reports about other players (``Reports``) ---------------------------
+
+    def left_with_turn(self, reporter: str, nick: str, *, quiet: float = math.inf) -> str:
+        return self.reports.left_with_turn(reporter, nick, quiet=quiet)
+
+    def give_up(self, reporter: str, nick: str | None, reason: str) -> str:
+        return self.reports.give_up(reporter, nick, reason)
+
+    def accuse(self, accuser: str, accused: str | None, rule: str, evidence: dict[str, Any]) -> str:
+        return self.reports.accuse(accuser, accused, rule, evidence)
+
+    def settle(self) -> None:
+        self.reports.settle()
+
+    # -- ending ---------------------------------------------------------------
 
     def abort(self, reason: str, *, culprit: str | None = None, rule: str | None = None) -> bool:
         """End the game without a loser; False if it had already ended."""
-        if self.state not in (GameState.WAITING, GameState.PLAYING):
-            return False
-        self.state = GameState.ABORTED
-        self.reason = reason
-        self.culprit = culprit
-        self.rule = rule
-        self._pending = None
-        self._events.append(Aborted(reason, culprit, rule))
-        return True
+        return self.facts.abort(reason, culprit=culprit, rule=rule)
 
     def void(self, reason: str, *, culprit: str | None, rule: str) -> bool:
         """Abort a game whose end is decided but not yet announced: a verified game in
         which a lie, or a missing report, came to light as it ended (protocol 14.6)."""
-        if self.state is not GameState.OVER:
+        facts = self.facts
+        if facts.state is not GameState.OVER:
             return False
-        self.state, self.loser = GameState.PLAYING, None
-        return self.abort(reason, culprit=culprit, rule=rule)
-
-    # -- helpers --------------------------------------------------------------
-
-    def _require(self, state: GameState) -> None:
-        if self.state is state:
-            return
-        if self.state is GameState.WAITING:
-            raise RefereeError("the game has not started")
-        if self.state is GameState.PLAYING:
-            raise RefereeError("the game has already started")
-        if self.state is GameState.OVER:
-            raise RefereeError("the game is over")
-        raise RefereeError(f"the game was aborted: {self.reason}")
-
-    def _seat(self, nick: str) -> int:
-        seat = self._seat_of.get(nick)
-        if seat is None:
-            raise RefereeError(f"{nick} is not playing in this game")
-        return seat
-
-    def _nicks(self) -> list[str]:
-        return [seat.nick for seat in self._seats]
-
-    def _in_between(self, first: str, last: str) -> list[str]:
-        """The players still in strictly between ``first`` and ``last``, going left."""
-        return [s for s in scrutiny.between(self._nicks(), first, last) if s not in self._out]
-
-    def _moved(self, nick: str, what: str, *, bare_out: bool = False) -> None:
-        self._moves.append((nick, bare_out))
-        self._last_move = what
-
-    def _count_out(self, nick: str, *, bare: bool) -> None:
-        self._out.append(nick)
-        self._out_at[nick] = len(self._moves) + 1
-        if bare:
-            self._bare_outs.add(nick)
-        self._events.append(WentOut(nick, len(self._out)))
-        self._moved(nick, f"{nick} went out", bare_out=bare)
-
-    def _one_left_in(self) -> bool:
-        return self.undrawn == 0 and len(self._out) == len(self._seats) - 1
-
-    def _end(self) -> None:
-        self.loser = next(s.nick for s in self._seats if s.nick not in self._out)
-        self.state = GameState.OVER
-        self._events.append(Over(self.loser, list(self._out), self.undiscarded_pairs))
-
-
-def seating(nicks: Iterable[str], seed: int) -> list[str]:
-    """The seat order of a game of these players with this seed: whatever order they
-    joined in, so a seed replays a game (and a checker can seat its players)."""
-    order = sorted(nicks)
-    random.Random(f"seating:{seed}").shuffle(order)
-    return order
+        facts.state, facts.loser = GameState.PLAYING, None
+        return facts.abort(reason, culprit=culprit, rule=rule)
