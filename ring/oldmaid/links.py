@@ -198,6 +198,7 @@ class Links:
                     proved = self.identity.check(event.sender, event.proof, proved)
                 except Forged as exc:
                     await self._refuse_forged(link, exc, event)
+                    continue  # refused and reported: the game goes on without it
                 await take(link, event, self.identity.known(event.sender, proved))
         except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
@@ -207,8 +208,9 @@ class Links:
     async def _refuse_forged(
         self, link: Connection, forged: Forged, turn: YourTurn | Offer
     ) -> None:
-        """Refuse a turn that is not from whom it says, and accuse its sender (14.5); in
-        a verified game the turn's mac goes with it, which tells the table its author."""
+        """Refuse a turn that is not from whom it says, and report it (14.5): in a verified
+        game the turn's mac goes with it, which tells the table its author. We did not
+        take it, so the game goes on unless the table names the author."""
         problem = accusation(
             forged.culprit,
             "impersonation",
@@ -216,7 +218,7 @@ class Links:
             **self.reporting.turn_evidence(turn),
         )
         await link.send_or_close(error(f"refused: {problem}"))
-        await self._table.give_up(problem, seated=True)
+        await self._table.report_refused(problem)
 
     def not_a_player(self, stream: trio.SocketStream) -> str | None:
         """Why a turn from this connection cannot be a player's, or None if it may be.
@@ -380,7 +382,13 @@ class Links:
             while True:
                 wait = min(grace, deadline - trio.current_time())
                 try:
-                    return await link.receive(timeout=max(wait, 0.0))
+                    event = await link.receive(timeout=max(wait, 0.0))
+                    if isinstance(event, ExtraPick) and self.reporting.repeats_served(
+                        self._turns.nick_of(seat), event.pick
+                    ):
+                        await link.send(error("a copy of a pick already answered: ignored"))
+                        continue
+                    return event
                 except trio.TooSlowError:
                     if trio.current_time() >= deadline:
                         raise too_slow() from None

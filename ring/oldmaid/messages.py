@@ -150,22 +150,28 @@ class Received(Message, tag="received"):
     hashes: Hashes
     mac: Hex
     card_num: Annotated[int, msgspec.Meta(ge=0, le=53)] | None = None
-    card: WireCard | None = None
+    # A card is [value, suit] (protocol 4); a report also may write it as an object, as
+    # an earlier example of 14.6 did: the table reads both (liberal in what it accepts).
+    card: WireCard | dict[str, str] | None = None
     salt: Hex | None = None
 
     def __post_init__(self) -> None:
-        if self.card is not None:
+        if isinstance(self.card, dict):
+            self.card = _card_object(self.card, "$.card")
+        elif self.card is not None:
             self.card = _card_field(self.card, "$.card")
 
 
 class Gave(Message, tag="gave"):
     """A verified offerer's report (protocol 14.6): it handed exchange ``seq`` to ``to``,
-    whose ``ok`` carried ``ack``."""
+    whose ``ok`` carried ``ack``; ``salts`` open every position of its commitment, so the
+    table checks the offer was its whole hand, each card once."""
 
     to: Nick
     seq: Seq
     mac: Hex
     ack: Hex | None = None
+    salts: Hashes | None = None
 
 
 class GameOver(Message, tag="game_over"):
@@ -244,6 +250,12 @@ def _card_field(card: WireCard, where: str) -> Card:
         return parse_card(*card)
     except ValueError as exc:
         raise ValueError(f"{exc} - at `{where}`") from None
+
+
+def _card_object(card: dict[str, str], where: str) -> Card:
+    if set(card) != {"value", "suit"}:
+        raise ValueError(f"a card is [value, suit] or {{value, suit}} - at `{where}`")
+    return _card_field((card["value"], card["suit"]), where)
 
 
 def _flag(value: str | bool | None, name: str) -> bool:

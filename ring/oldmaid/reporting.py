@@ -88,6 +88,18 @@ class Reporting:
         if self.on and commitment is not None:
             self._served[to] = (commitment.seq, pick.card_num, pick.mac)
 
+    def repeats_served(self, by: str, again: Pick) -> bool:
+        """Whether ``again`` is a copy of the pick of ``by``'s that we served, mac and all,
+        in a verified game: a resend changes nothing, so we refuse it and play on; only
+        two different signed picks prove a second pick (protocol 14.6)."""
+        first = self._served.get(by)
+        return (
+            self.on
+            and first is not None
+            and first[1] == again.card_num
+            and exchanges.same(first[2], again.mac)
+        )
+
     def second_pick(self, by: str, again: Pick) -> dict[str, object]:
         """The evidence of a second pick from our offer to ``by``: both picks with their
         macs, where both are signed and differ (only the picker can have written them);
@@ -119,7 +131,13 @@ class Reporting:
         self._commitments.clear()
         if not self.on or commitment is None:
             return
-        report = Gave(to=to, seq=commitment.seq, mac=commitment.mac, ack=taken.ack)
+        report = Gave(
+            to=to,
+            seq=commitment.seq,
+            mac=commitment.mac,
+            ack=taken.ack,
+            salts=list(commitment.salts),
+        )
         await self._table.post(report)
 
     def turn_evidence(self, turn: YourTurn | Offer) -> dict[str, object]:

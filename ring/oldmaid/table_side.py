@@ -218,11 +218,7 @@ class TableSide:
     async def _accuse(self, client: TableClient, exc: PeerError) -> bool:
         """Accuse ``exc.culprit`` of ``exc.rule``; whether the table took it (then the
         game has ended, or we waited ``ACCUSE_WAIT`` for it to)."""
-        assert exc.rule is not None
-        accuse = Accuse(
-            rule=exc.rule, nick=self._turns.nick, accused=exc.culprit, evidence=exc.evidence
-        )
-        reply = await _last_word(client, accuse)
+        reply = await _last_word(client, self._accusation(exc))
         self._log.write(
             "accuse",
             accused=exc.culprit,
@@ -236,6 +232,35 @@ class TableSide:
         with trio.move_on_after(ACCUSE_WAIT):
             await client.game_over.wait()
         return True
+
+    def _accusation(self, exc: PeerError) -> Accuse:
+        assert exc.rule is not None
+        return Accuse(
+            rule=exc.rule, nick=self._turns.nick, accused=exc.culprit, evidence=exc.evidence
+        )
+
+    async def report_refused(self, exc: PeerError) -> None:
+        """Tell the table of a message we refused (a forged turn, 14.5) and play on.
+
+        We did not act on it, so the game is unharmed: the table names its author
+        where the evidence proves who wrote it (and ends the game), and otherwise
+        notes it while the game goes on (docs/protocols/oldmaid.md 5.9). A cheater
+        cannot end a game by sending us what we refuse."""
+        client = self.client
+        if client is None or client.game_over.is_set() or exc.rule is None:
+            return
+        try:
+            reply = await self.request(self._accusation(exc))
+        except NETWORK_ERRORS:
+            return  # the table is gone: the game ends without us saying more
+        self._log.write(
+            "refused",
+            accused=exc.culprit,
+            rule=exc.rule,
+            evidence=exc.evidence,
+            accepted=reply.ok,
+            message=reply.message,
+        )
 
     # -- our hand ------------------------------------------------------------------
 

@@ -176,9 +176,18 @@ OLDMAID_COUNT = _should("oldmaid.count-from-0", OM, "11.1", "A peer should count
 OLDMAID_ONE_RECV = _should("oldmaid.one-recv", OM, "11.1", "A peer should keep a buffer of "
                            "what it read: one message a `recv` works only with peers that "
                            "pause for it.")  # fmt: skip
+OLDMAID_VERIFY = _should("oldmaid.verify", OM, "11.1", "A peer should join with "
+                         "`\"verify\":true` and prove who it is, commit to its hand and report "
+                         "its exchanges, so that it can play at a table run with "
+                         "`--verified`.")  # fmt: skip
+OLDMAID_VERIFIED_PLAY = _must("oldmaid.verified-play", OM, "11.1", "A peer that joins with "
+                              "`\"verify\":true` must prove who it is, commit to its whole hand "
+                              "and report every exchange as sections 14.5 and 14.6 "
+                              "say.")  # fmt: skip
 
 OLDMAID_RULES = (OLDMAID_RULES_OF_TABLE, OLDMAID_TURN, OLDMAID_PICK, OLDMAID_GO_OUT, OLDMAID_STREAM,
-                 OLDMAID_TO_END, OLDMAID_LISTEN, OLDMAID_COUNT, OLDMAID_ONE_RECV)  # fmt: skip
+                 OLDMAID_TO_END, OLDMAID_LISTEN, OLDMAID_COUNT, OLDMAID_ONE_RECV, OLDMAID_VERIFY,
+                 OLDMAID_VERIFIED_PLAY)  # fmt: skip
 
 BY_GAME = {
     "reversi": REVERSI_RULES,

@@ -88,6 +88,10 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "oldmaid.md 7.10",
          Stage((P, "leaver", "ours"), parts=(Part("leaver", leaves_at_draw=3),),
                aborted_by="leaver")),
+        ("oldmaid.verify.game",
+         "a verified game of three (--verified): proofs, a commitment to its whole hand, acks, "
+         "signed picks and both reports of every exchange, judged by the table's ledger",
+         "oldmaid.md 14.5, 14.6", Stage((P, "ours1", "ours2"), verified=True)),
         ("oldmaid.end.table-dies",
          "its table connection closes mid-game (the table died): stop within a few seconds",
          "oldmaid.md 7.10", Stage((P, "ours1", "ours2"), table_dies_at_draw=3)),
@@ -133,4 +137,9 @@ TESTS = {
     "oldmaid.end.old-maid": (*DEFAULT_TESTS, rules.EXIT, rules.STATUS),
     "oldmaid.end.aborted": (rules.EXIT,),
     "oldmaid.end.table-dies": (rules.EXIT,),
+    "oldmaid.verify.game": (
+        rules.OLDMAID_VERIFY,
+        rules.OLDMAID_VERIFIED_PLAY,
+        rules.OLDMAID_TO_END,
+    ),
 }

@@ -74,6 +74,9 @@ class Stage:
     # The program's hand is empty once the offers begin: a game over by the rules has it
     # among those out, never as the loser (7.8).
     goes_out: bool = False
+    # The table seats only players that verify (--verified, protocol 14.5, 14.6): a
+    # program that does not is refused at its join, a WARN (oldmaid.verify).
+    verified: bool = False
 
     @property
     def together(self) -> bool:
@@ -93,6 +96,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     table_dies = trio.Event()
     joined = trio.Event()
     hub.subscribe(_from_program(joined))
+    refused = trio.Event()  # its join without verify, refused by a --verified table
+    if stage.verified:
+        hub.subscribe(_join_without_verify(refused))
     if stage.table_dies_at_draw is not None:
         hub.subscribe(_at_draw(stage.table_dies_at_draw, table_dies))
     # The program reaches the table through a relay that splits, or that cuts; the
@@ -107,6 +113,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         linger=1.0,
         last_pair_grace=1.0,
         turn_timeout=max(5.0, 4 * move_limit),
+        verified=stage.verified,
         hub=hub,
     )
     outcomes: list[TableOutcome] = []
@@ -136,6 +143,10 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
 
     ours_failed: list[str] = []
     never_joined: list[str] = []
+
+    async def join_refused() -> None:
+        await refused.wait()
+        ended.set()
 
     async def join_in_time() -> None:  # programs.md 3: its first message within 10 s
         with trio.move_on_after(CONNECT_TIMEOUT):
@@ -169,10 +180,22 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
             )
         nursery.start_soon(time_moves)
         nursery.start_soon(join_in_time)
+        if stage.verified:
+            nursery.start_soon(join_refused)
         nursery.start_soon(table_died)
         nursery.start_soon(table_over)
         await ended.wait()  # the game is over or aborted (or the program too slow, ...)
         nursery.cancel_scope.cancel()
+    if refused.is_set():
+        context.judge.warn(
+            'it does not verify: it joined without "verify":true, which a table run with '
+            "--verified refuses; to play there, prove who you are (14.5), commit to each offer "
+            "and report every exchange (14.6); the worked example of 14.6 gives every value "
+            "to test against",
+            rules.OLDMAID_VERIFY,
+        )
+        context.broke_off()  # its join was refused: any ending of it is fine
+        return
     if never_joined:
         raise context.judge.fail(rules.CONNECT, never_joined[0])
     if ours_failed:  # not the program's fault: an ERROR, said at once, not a hang
@@ -223,7 +246,7 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rul
     and the rule it breaks."""
     if outcome.state is not GameState.OVER and outcome.culprit == PROGRAM:
         return (
-            rules.OLDMAID_RULES_OF_TABLE,
+            rules.OLDMAID_VERIFIED_PLAY if stage.verified else rules.OLDMAID_RULES_OF_TABLE,
             f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}",
         )
     failure = watch.failure()
@@ -254,6 +277,20 @@ def _from_program(event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None
 
     def on_record(_key: GameKey, record: dict[str, Any]) -> None:
         if record.get("nick") == PROGRAM and record.get("dir") == "in":
+            event.set()
+
+    return on_record
+
+
+def _join_without_verify(event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:
+    """A record hub subscriber that sets ``event`` when the program joins without verify."""
+
+    def on_record(_key: GameKey, record: dict[str, Any]) -> None:
+        message = record.get("msg")
+        if record.get("dir") != "in" or not isinstance(message, dict):
+            return
+        joins = message.get("cmd") == "join" and message.get("nick") == PROGRAM
+        if joins and message.get("verify") is not True:
             event.set()
 
     return on_record

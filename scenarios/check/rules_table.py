@@ -26,9 +26,10 @@ UNTESTED: dict[str, list[tuple[str, str]]] = {
     ],
     "oldmaid": [
         (
-            "the proofs and verified games of oldmaid.md 14.5 and 14.6",
-            "an extension a peer may implement or not; the cases play every peer as an "
-            "older client (issue 44 adds cases for a peer that asks to verify)",
+            "a verifying peer's refusals (14.5: a forged turn; 14.6: a card that does not "
+            "open its position)",
+            "no case yet: `oldmaid.verify.game` checks what a verifying peer sends, not what "
+            "it refuses (issue 44)",
         ),
         (
             "`give_up` and `accuse` (oldmaid.md 5.8, 5.9)",

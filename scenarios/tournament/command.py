@@ -107,6 +107,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the built-in searching player's depth (Reversi deep 5, No Tipping solver 2)",
     )
+    limits.add_argument(
+        "--verified",
+        action="store_true",
+        help="Old Maid: every game verified; a program that does not join with verify is "
+        "refused (docs/protocols/oldmaid.md 14.5, 14.6)",
+    )
     programs = parser.add_argument_group("each program's run")
     programs.add_argument(
         "--connect-within",
@@ -274,7 +280,11 @@ def _run(args: argparse.Namespace) -> int:
         open_files=args.open_files,
         output_mb=args.output,
         depth=args.depth,
+        verified=args.verified,
     )
+    if args.verified and args.game != "oldmaid":
+        print("ring tournament: --verified is for oldmaid", file=sys.stderr)
+        return 2
     if args.sandbox:
         from scenarios.tournament.boxes import box_settings
 

@@ -64,6 +64,7 @@ class Settings(msgspec.Struct, frozen=True):
     open_files: int | None = 1024
     output_mb: int | None = 64  # each of stdout and stderr (and any file it writes)
     depth: int | None = None  # the built-in searching players' depth (None: the game's)
+    verified: bool = False  # Old Maid: seat only players that verify (protocol 14.5, 14.6)
     box: BoxSettings | None = None  # None: unsandboxed (--no-sandbox)
 
     def limits(self) -> Limits:
@@ -83,6 +84,8 @@ class Settings(msgspec.Struct, frozen=True):
             "time_budget": self.time_budget,
             "max_weight": self.max_weight,
             "depth": self.depth,
+            # Only when set: a tournament's fingerprint from before the option stays as it was.
+            **({"verified": True} if self.verified else {}),
         }
 
 

@@ -105,6 +105,7 @@ async def _played(
         start_after=settings.connect_within,
         wait_timeout=None,
         turn_timeout=TURN_TIMEOUT,
+        verified=settings.verified,
         linger=settings.exit_within,
         advertise=False,
         on_join=joined.add,

@@ -52,6 +52,12 @@ def _add_game_options(group: argparse._ActionsContainer) -> None:
         help="abort a game in which nothing moves (no draw, discard or player out) for this "
         "long (default 300, above ring peer's 120 s idle timeout; 0: no limit)",
     )
+    group.add_argument(
+        "--verified",
+        action="store_true",
+        help="seat only players that join with verify, so that every game is verified: "
+        "each exchange committed to and reported (protocol 14.5 and 14.6)",
+    )
 
 
 async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
@@ -66,6 +72,7 @@ async def _serve(settings: ServeSettings, *, task_status: trio.TaskStatus[tuple[
         turn_timeout=options.turn_timeout,
         linger=options.linger,
         last_pair_grace=options.last_pair_grace,
+        verified=options.verified,
         on_end=lambda outcome: settings.say(f"oldmaid game {outcome.number}: {outcome.line}"),
     )
     with as_server_error(ServerError):

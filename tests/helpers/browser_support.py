@@ -73,8 +73,9 @@ def ring_shown(driver: webdriver.Chrome) -> dict:  # type: ignore[type-arg]
     """What the drawn ring shows, read at one instant (it is redrawn at each record)."""
     return driver.execute_script(
         "const s = document.querySelector('svg.ring');"
-        "if (!s) return {players: [], loser: '', turnMoves: '0'};"
-        "return {loser: s.dataset.loser, turnMoves: s.dataset.turnMoves, players:"
+        "if (!s) return {players: [], loser: '', turnMoves: '0', mode: ''};"
+        "return {loser: s.dataset.loser, turnMoves: s.dataset.turnMoves, mode: s.dataset.mode,"
+        " players:"
         " [...s.querySelectorAll('g.player')].map(g => [g.dataset.nick, g.getAttribute('class')])};"
     )
 

@@ -23,6 +23,10 @@ verified games only (``--verify``)
                          made-up salt
   ``steer-pick``         holding the Old Maid, answer a pick of it with another card of
                          its own (that card's salt): the picker never gets the Old Maid
+  ``commit-one-card``    commit to one card it holds (the Old Maid if it holds it) at every
+                         position of its offer, each with its own salt, and answer any pick
+                         with that card and the salt of the position picked: the picker's
+                         check passes, and its ``gave`` gives every position's salt
   ``false-receipt``      report getting another card than the one picked
   ``bad-mac``            send offers whose mac is made up
   ``seq-skip``           number its offers three exchanges ahead
@@ -57,7 +61,7 @@ With ``--verify`` it is ``verified_student.py``'s client (protocol 14.5 and
 to its offers, acks, and reports every exchange, and cheats all the same. An
 offer's commitment is what it pretends to hold: a card it means to forge
 takes the place of one of its own (``give-uncommitted`` forges one it never
-committed to).
+committed to; ``commit-one-card`` commits to one card of its own at every position).
 
 Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--verify]
        [--seed S] [--report PATH] [--timeout SECONDS]
@@ -113,9 +117,10 @@ ATTACKS = (
     "bad-mac",
     "seq-skip",
     "skip-report",
+    "commit-one-card",
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
-                 "skip-report")  # fmt: skip
+                 "skip-report", "commit-one-card")  # fmt: skip
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
 
@@ -198,6 +203,13 @@ class Cheat(verified_student.VerifiedPeer):
         """Verified games: commit to the card we mean to forge in place of one of ours."""
         cards = super().committed_cards(n)
         self.next_forged = None
+        if self.attack == "commit-one-card" and n >= 2:
+            with self.lock:
+                held = list(self.hand)
+            if held:
+                one = JOKER if JOKER in held else self.cheat_rng.choice(held)
+                self.strike(f"committing to {one} at all {n} positions of its offer")
+                return [one] * n  # each position still gets its own salt (commit)
         if self.attack in FORGERIES and cards:
             forged = self.forgery(None)
             if forged is not None and forged not in cards and self.attack != "give-uncommitted":
@@ -294,6 +306,8 @@ class Cheat(verified_student.VerifiedPeer):
         attack = self.attack
         if attack == "steer-pick" and self.reporting:
             return self.steer(conn)
+        if attack == "commit-one-card" and self.reporting:
+            return self.give_committed(conn, n)
         if attack not in FORGERIES:
             return super().serve_pick(conn, n)
         msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
@@ -328,6 +342,26 @@ class Cheat(verified_student.VerifiedPeer):
                 self.strike(f"giving {given} for a pick of the Old Maid")
                 card = given
             self.send_card(conn, card, msg.get("card_num"))
+            if not self.hand:
+                self.go_out()
+
+    def give_committed(self, conn, n):
+        """Any pick gets the card committed at its position, with that position's salt."""
+        offer = self.offers.get(self.pending_gave["to"]) if self.pending_gave else None
+        if offer is None:
+            return super().serve_pick(conn, n)
+        msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+        if msg.get("cmd") != "pick":
+            raise PeerError(f"expected a pick, got {msg!r}")
+        with self.lock:
+            position = student_peer.pick_index(msg.get("card_num"), len(offer["cards"]), False)
+            if position is None:
+                conn.send({"result": "error", "message": "no such card"})
+                return self.give_committed(conn, n)
+            card = offer["cards"][position]  # the one card, at every position of a struck offer
+            if card in self.hand:
+                self.hand.remove(card)
+            self.send_card(conn, card, position)  # that position's salt; gave: all of them
             if not self.hand:
                 self.go_out()
 

@@ -98,6 +98,8 @@ CAUGHT_VERIFIED = {
     "false-out": ("hand_not_empty",),
     "out-with-joker": ("hand_not_empty",),
     "steer-pick": ("wrong_card",),
+    # One card committed at every position: the salts of its gave open them all (14.6).
+    "commit-one-card": ("card_not_held",),
     "false-receipt": ("false_receipt",),
     "seq-skip": ("kept_turn", "turn_not_held"),
     # Its next discard of the card it never reported may come first: not_held.

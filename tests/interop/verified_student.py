@@ -7,7 +7,9 @@ for the proofs, commitments and acks; and every report a blocking request on
 the table connection. It joins with ``"verify": true``; when the join reply
 says ``"report": true`` it commits to each offer, gives each picked card's
 salt, acks each offer it takes, checks each card it picks, and reports both
-sides of every exchange. ``cheat_peer.py --verify`` cheats on top of it.
+sides of every exchange: its ``gave`` carries the salts of every position of
+the offer that was taken, so that the table can open the whole commitment
+(``[]`` for a pass). ``cheat_peer.py --verify`` cheats on top of it.
 """
 
 import hashlib
@@ -38,7 +40,7 @@ class VerifiedPeer(student_peer.Peer):
         self.secret = None
         self.reporting = False
         self.held_seq = 0  # the exchange that gave us the turn; 0: we drew the last card
-        self.offers = {}  # receiver's nick -> our offer to it: seq, cards, salts, mac
+        self.offers = {}  # receiver's nick -> our last offer to it: seq, cards, salts, mac
         self.pending_gave = None
         self.salt_rng = random.Random(args.seed)
 
@@ -72,6 +74,8 @@ class VerifiedPeer(student_peer.Peer):
         return cards + spare[: n - len(cards)]
 
     def commit(self, to, n, sender):
+        # A retry of the turn to the next seat (the first answered out) keeps the seq, so
+        # these salts and this order too; only its mac changes, with its receiver.
         seq = self.next_seq()
         cards = self.committed_cards(n)
         salts = [hexmac(self.secret, f"salt|{seq}|{i}") for i in range(n)]
@@ -90,12 +94,14 @@ class VerifiedPeer(student_peer.Peer):
         if not self.reporting:
             return
         to = self.players[seat][2]
+        offer = self.offers.get(to) or {}  # the offer that was taken: our last one to it
         self.pending_gave = {
             "cmd": "gave",
             "to": to,
             "seq": msg["seq"],
             "mac": msg["mac"],
             "ack": rep.get("ack"),
+            "salts": list(offer.get("salts", [])),  # every position, in order; [] for a pass
         }
         if msg["num_cards"] == 0:
             self.report_gave()

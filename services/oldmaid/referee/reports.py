@@ -25,6 +25,9 @@ from services.oldmaid.referee.seats import neighbours
 # nothing has moved for this long (a game that moves is not stalled).
 REPORT_QUIET = 0.5
 
+# Accusations of a message the accuser refused, so that it changed nothing (protocol 5.9).
+REFUSED = frozenset({"impersonation"})
+
 
 class Reports:
     """The referee's answers to reports about other players."""
@@ -164,6 +167,17 @@ class Reports:
         if problem is not None:
             self._accused(accusation, "refused", problem)
             raise RefereeError(problem)
+        if accusation.rule in REFUSED and (facts.reports_exchanges or not accusation.names):
+            # The table cannot hold it against anyone (in a verified game, the turn's mac
+            # did not tell its author: ``VerifiedPlay``), and a refused turn changed
+            # nothing: ending the game on it would let anyone end any game.
+            sent_as = f" sent as {accused}" if accused else ""
+            text = (
+                f"noted: {accuser} refused a turn{sent_as}{accusation.said()}; nothing in it "
+                "shows who wrote it, and it changed nothing, so the game goes on"
+            )
+            self._accused(accusation, "noted", text)
+            return text
         if accusation.names and facts.reports_exchanges:
             # A verified game: what the reports prove was judged already (protocol
             # 14.6); the rest is the accuser's word, and names no one.

@@ -369,7 +369,7 @@ class TableGame:
         )
         if goes_out:
             facts.count_out(nick, bare=False)
-        scrutiny.check_over()
+        self._check_over()
 
     def out_of_cards(self, nick: str) -> bool:
         """Whether this counted ``nick`` out; early and repeated notices change nothing."""
@@ -385,12 +385,21 @@ class TableGame:
             return False
         self.scrutiny.check_claim(nick, pairs=facts.pairs_by[nick])
         facts.count_out(nick, bare=True)
-        self.scrutiny.check_over()
+        self._check_over()
         return True
 
+    def _check_over(self) -> None:
+        """End the game if one player is left in, unless an accusation waits for its
+        verdict: that always ends the game naming someone, or the two accusers, so a
+        game does not end normally around it (protocol 5.9)."""
+        if self.reports.pending is None:
+            self.scrutiny.check_over()
+
     def end_without_pairs(self) -> None:
-        """End a decided game although pairs were never discarded (``Scrutiny``)."""
-        self.scrutiny.end_without_pairs()
+        """End a decided game although pairs were never discarded (``Scrutiny``); while an
+        accusation waits for its verdict, the verdict ends it instead."""
+        if self.reports.pending is None:
+            self.scrutiny.end_without_pairs()
 
     def least_held(self, nick: str) -> tuple[int, str]:
         """The fewest cards ``nick`` can hold now, and why (``Scrutiny``)."""

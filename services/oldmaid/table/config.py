@@ -47,6 +47,9 @@ class TableConfig:
     # An accusation that names the accused (protocol 5.9) waits this long for a
     # counter-accusation before the game is aborted on it.
     accuse_window: float = 0.5
+    # Seat only players that join with verify, so that every game is verified: every
+    # exchange committed to and reported (docs/protocols/oldmaid.md 14.5, 14.6).
+    verified: bool = False
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
     # Tests turn it off to meet the per-address cap from 127.0.0.1.
@@ -91,6 +94,8 @@ class TableConfig:
             "last_pair_grace": self.last_pair_grace,
             "turn_timeout": self.turn_timeout,
         }
+        if self.verified:  # the record says the mode only where it is not the default
+            options["verified"] = True
         if self.deck is not None:  # the seed no longer replays the deal: the deck does
             options["deck"] = [[card.value, card.suit] for card in self.deck]
         return options
@@ -111,6 +116,7 @@ class TableConfig:
             turn_timeout=getattr(args, "turn_timeout", 300.0),
             linger=args.linger,
             last_pair_grace=getattr(args, "last_pair_grace", 2.0),
+            verified=getattr(args, "verified", False),
             max_connections=args.max_connections,
             max_per_address=getattr(args, "max_per_address", DEFAULT_MAX_PER_ADDRESS),
             advertise=getattr(args, "advertise", None),

@@ -49,6 +49,12 @@ from services.oldmaid.table.config import TableConfig
 from services.oldmaid.table.game import Client, Game, Transcript, shutting_down
 from services.oldmaid.table.outcome import GameOutcome, game_seed
 
+# The error to an older client's join at a table run with --verified.
+VERIFIED_ONLY = (
+    'this table plays verified games only: join with "verify":true, and prove who you are '
+    "and report every exchange as docs/protocols/oldmaid.md 14.5 and 14.6 say"
+)
+
 if TYPE_CHECKING:
     from ring.mdns.discovery import Advertiser
 
@@ -98,6 +104,7 @@ class TableServer:
             turn_timeout=config.turn_timeout,
             accuse_window=config.accuse_window,
             deck=config.deck,
+            verified_only=config.verified,
         )
         host, port = self.address
         game.transcript.referee(
@@ -280,6 +287,8 @@ class TableServer:
             refused = self.config.admit(client.conn.stream, request.nick)  # type: ignore[arg-type]
             if refused is not None:
                 return error(refused)
+        if self.config.verified and not request.verify:
+            return error(VERIFIED_ONLY)
         address = self._join_address(client, request)
         if isinstance(address, str):
             return error(address)

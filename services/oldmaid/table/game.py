@@ -95,6 +95,7 @@ class Game:
         turn_timeout: float = math.inf,
         accuse_window: float = 0.5,
         deck: tuple[Card, ...] | None = None,
+        verified_only: bool = False,
     ) -> None:
         self.number = number
         self.seed = seed
@@ -116,6 +117,7 @@ class Game:
         self._last_move_at = math.inf  # trio.current_time() of the last draw, discard or out
         # An accusation that names the accused waits this long for a counter-accusation.
         self._accuse_window = accuse_window
+        self.verified_only = verified_only  # --verified: only players that verify join
         self._key = proofs.game_key(seed)  # every player's secret in this game (protocol 14.5)
         self._end_announced = False
         self._grace_armed = False
@@ -158,7 +160,12 @@ class Game:
             return
         if shutting_down:
             self.referee.abort("the table shut down")
-        self.referee.leave(nick)  # aborts a game under way if the player is still in
+        if self.verified is not None and self.verified.held_from == nick:
+            # It accused, and leaves as it said it would; its accusation is weighed once
+            # the reports are in, and the game ends on that (or on the reports' timeout).
+            pass
+        else:
+            self.referee.leave(nick)  # aborts a game under way if the player is still in
         self.record_decisions()
         if all(other.closed for other in self.clients.values()):
             self.players_gone.set()
@@ -204,6 +211,8 @@ class Game:
             if request.nick is not None and request.nick != nick:
                 return error(f"this connection is {nick}, not {request.nick}")
             if self.verified is not None and self.verified.proves(nick, request):
+                if self.referee.state is GameState.PLAYING:  # held for the reports (14.6)
+                    return ok(message="the table weighs it once every report is in")
                 return ok(message=self.referee.reason or "the game is over")
             message = self.referee.accuse(nick, request.accused, request.rule, request.evidence)
             if self.referee.pending is not None:
@@ -217,6 +226,8 @@ class Game:
         reply = ok(in_=list(standing.in_), out=list(standing.out), state=standing.state.value)
         if self.referee.verified:
             reply.verified = sorted(self.referee.verified)
+        if self.verified is not None or self.verified_only:
+            reply.report = True  # every exchange is (or, once it starts, will be) reported
         if standing.state is GameState.OVER:
             reply.game_over = True
             reply.loser = standing.loser

@@ -191,7 +191,8 @@ async def _serve_and_announce(config: TableConfig) -> list[TableOutcome]:
             nursery.cancel_scope.cancel()
         else:
             # A scenario runner reads this first line to learn the port.
-            print(f"table listening on {host}:{port}", flush=True)
+            mode = " (verified games only: protocol 14.5, 14.6)" if config.verified else ""
+            print(f"table listening on {host}:{port}{mode}", flush=True)
             print(_seed_line(config), file=sys.stderr)
     if failure is not None:
         raise failure

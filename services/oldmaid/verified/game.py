@@ -54,6 +54,11 @@ class VerifiedGame:
         self._idle.set()
         self._holding = False  # the end is decided, and held for the last reports
         self._announced = False
+        # An accusation that names no one, held while the ledger waits for reports: they
+        # may show who caused what the accuser saw (a second turn a cheater handed an
+        # honest offerer), and then that player is named instead of two suspects.
+        self._held: Lie | None = None
+        self.held_from: str | None = None  # its accuser, who may leave meanwhile
 
     def let_go(self) -> None:
         """The table is done with the game (its record has ended, its players gone): drop
@@ -79,6 +84,10 @@ class VerifiedGame:
         proved = self.play.accusation(nick, request, self._referee.status().out)
         if proved is None:
             return False
+        if proved.culprit is None and self.play.ledger.waiting:
+            if self._held is None:  # weighed once the reports are in
+                self._held, self.held_from = proved, nick
+            return True
         self.act_on(proved)
         return True
 
@@ -93,6 +102,10 @@ class VerifiedGame:
             ):
                 referee.void(reason, culprit=lie.culprit, rule=lie.rule)  # found as it ended
         elif not self.play.ledger.waiting:
+            held, self._held, self.held_from = self._held, None, None
+            if held is not None:  # the reports came and named no one: the suspects stand
+                self.act_on(held)
+                return
             self._waits_since = None
             self._timer.deadline = math.inf
             self._idle.set()

@@ -45,12 +45,14 @@ class Out:
 
 @dataclass(frozen=True)
 class Gave:
-    """The offerer's report: it handed exchange ``seq`` to ``to``; ``ack`` is to's."""
+    """The offerer's report: it handed exchange ``seq`` to ``to``; ``ack`` is to's;
+    ``salts`` open each position of its commitment (None: it sent none)."""
 
     seq: int
     to: str
     mac: str
     ack: str | None
+    salts: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,14 @@ class Ledger:
                 f"exchange {gave.seq} to {gave.to}",
             )
             return False
+        if not exchanges.same(gave.mac, got.mac):
+            self._found(
+                "false_report",
+                sender,
+                f"{sender} reported giving exchange {got.seq} with another offer than the one "
+                f"{receiver} took (the mac of its gave is not the mac of that offer)",
+            )
+            return False
         held = sum(self.hands[sender].values())
         if got.num_cards != len(got.hashes) or got.num_cards != held:
             self._found(
@@ -211,6 +221,10 @@ class Ledger:
                 + (f"with {len(got.hashes)} hashes " if got.num_cards != len(got.hashes) else "")
                 + f"holding {held}",
             )
+            return False
+        lie = self._commitment_lie(sender, receiver, got, gave.salts)
+        if lie is not None:
+            self._found(lie.rule, lie.culprit, lie.what)
             return False
         if got.num_cards:
             if got.card is None or got.card_num is None:
@@ -244,6 +258,47 @@ class Ledger:
         offerer.popleft()
         self._streams[receiver].popleft()
         return True
+
+    def _commitment_lie(
+        self, sender: str, receiver: str, got: Received, salts: tuple[str, ...] | None
+    ) -> Lie | None:
+        """Whether the offer ``receiver`` took, opened with the salts of ``sender``'s own
+        ``gave``, is ``sender``'s hand: one card a position, each card it holds exactly as
+        often as it holds it. The hashes carry its mac and the salts are its report, so a
+        commitment that is not its hand is its lie, whichever position was picked."""
+        k = got.seq
+        if salts is None or len(salts) != len(got.hashes):
+            count = "no salts" if salts is None else f"{len(salts)} salts"
+            return Lie(
+                "false_report",
+                f"{sender}'s gave of exchange {k} carries {count} for an offer of "
+                f"{len(got.hashes)} cards (one a position, protocol 14.6)",
+                sender,
+            )
+        hand = self.hands[sender]
+        held = [card for card, times in hand.items() if times > 0]
+        opened: collections.Counter[Card] = collections.Counter()
+        for position, (salt, digest) in enumerate(zip(salts, got.hashes, strict=True)):
+            card = exchanges.opened_card(digest, salt, held)
+            if card is None:
+                return Lie(
+                    "card_not_held",
+                    f"{sender}'s commitment to {receiver} (exchange {k}) opens no card at "
+                    f"position {position} with the salt its gave reports",
+                    sender,
+                )
+            opened[card] += 1
+        for card, times in sorted(opened.items()):
+            if times > hand[card]:
+                held = "does not hold it" if hand[card] == 0 else f"holds it {hand[card]} time"
+                return Lie(
+                    "card_not_held",
+                    f"{sender} committed the {_show(card)} at {times} "
+                    f"position{'s' if times > 1 else ''} of its offer to {receiver} (exchange "
+                    f"{k}), and {held}",
+                    sender,
+                )
+        return None
 
     def _judge_second_offer(self, receiver: str, got: Received) -> bool:
         """Judge an offer of an exchange already judged, once its offerer's reports tell

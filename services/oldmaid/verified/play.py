@@ -59,7 +59,8 @@ class VerifiedPlay:
 
     def report(self, nick: str, report: Received | Gave) -> ledger.Lie | None:
         if isinstance(report, Gave):
-            entry: ledger.Entry = ledger.Gave(report.seq, report.to, report.mac, report.ack)
+            salts = None if report.salts is None else tuple(report.salts)
+            entry: ledger.Entry = ledger.Gave(report.seq, report.to, report.mac, report.ack, salts)
         else:
             entry = ledger.Received(
                 report.seq,
@@ -185,6 +186,8 @@ class VerifiedPlay:
 
 
 def _card(value: Any) -> Card | None:
+    if isinstance(value, dict) and set(value) == {"value", "suit"}:
+        value = (value["value"], value["suit"])
     if isinstance(value, list | tuple) and len(value) == 2:
         try:
             return parse_card(*value)

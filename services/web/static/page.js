@@ -98,12 +98,21 @@ class RingView {
     this.pairs = 0;
     this.loser = null;
     this.handoff = null;  // the last exchange: {from, to, fresh: not drawn yet}
+    // "verified game" once every player verifies (protocol 14.6); "verified games only"
+    // at a table run with --verified, before its game starts; "" otherwise.
+    this.mode = "";
   }
   add(record) {
     const message = record.msg || {};
     if (record.event === "start") {
       this.players = record.players.map((p) => String(p.name));
       for (const name of this.players) this.cards.set(name, 0);
+      if ((record.options || {}).verified) this.mode = "verified games only";
+    } else if (record.event === "started") {
+      const verified = record.verified || [];
+      if (verified.length && verified.length === (record.players || []).length) {
+        this.mode = "verified game";
+      }
     } else if (record.event === "dealt") {
       this.cards.set(record.nick, (this.cards.get(record.nick) || 0) + 1);
     } else if (record.event === "discarded") {
@@ -130,6 +139,7 @@ class RingView {
     picture.dataset.turn = this.turn || "";
     picture.dataset.turnMoves = String(this.turnMoves);
     picture.dataset.loser = this.loser || "";
+    picture.dataset.mode = this.mode;
     picture.append(svg("circle", { cx: middle, cy: middle, r: radius, class: "track" }));
     const where = new Map();
     this.players.forEach((name, seat) => {
@@ -153,6 +163,12 @@ class RingView {
     const centre = svg("text", { x: middle, y: middle, "text-anchor": "middle", class: "detail" });
     centre.textContent = this.loser ? `${this.loser} holds the Old Maid` : `${this.pairs} pairs down`;
     picture.append(centre);
+    if (this.mode) {
+      const mode = svg("text", { x: middle, y: middle + 20, "text-anchor": "middle",
+                                 class: "detail mode" });
+      mode.textContent = this.mode;
+      picture.append(mode);
+    }
     this.drawHandoff(picture, where);
     this.box.replaceChildren(picture);
   }

@@ -124,6 +124,11 @@ GAMES = {
             "oldmaid.end.aborted": ("ignores-abort", "did not exit"),
             "oldmaid.end.table-dies": ("hang-on-close", "did not exit"),
             "oldmaid.time": ("slow", "it held the turn for more than 1 s"),
+            # A verifying student that commits one card at every position of its offers.
+            "oldmaid.verify.game": (
+                (*CHEAT, "commit-one-card", "--verify"),
+                "rule card_not_held",
+            ),
         },
     ),
     "reversi": Game(
@@ -205,12 +210,31 @@ def test_our_bot_passes_every_case(game: str, tmp_path: Path) -> None:
     assert not_passed(check(GAMES[game].cases, bot, tmp_path)) == []
 
 
+# Cases of an extension: a correct student client that does not implement it gets one WARN
+# saying what it would take (case id -> what the warning says).
+EXTENSIONS = {"oldmaid.verify.game": "it does not verify"}
+# tests/interop's student peer with the verification extension (protocol 14.5, 14.6).
+VERIFIED_STUDENT = (sys.executable, str(INTEROP / "verified_student.py"), *STUDENT[2:])
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_correct_student_client_passes_every_case(game: str, tmp_path: Path) -> None:
     results = check(GAMES[game].cases, Program(GAMES[game].student), tmp_path)
+    extensions = [r for r in results if r.case_id in EXTENSIONS]
+    for result in extensions:
+        assert result.verdict is CaseVerdict.WARN, result.reason
+        assert EXTENSIONS[result.case_id] in result.reason
+        assert [rule.key for rule in result.rules] == ["oldmaid.verify"]
+    results = [r for r in results if r.case_id not in EXTENSIONS]
     assert not_passed(results) == []
     for timed in (r for r in results if r.case_id.endswith(".time")):
         assert timed.figures["moves"] > 5 and timed.figures["slowest_move"] < MOVE_LIMIT
+
+
+def test_a_verifying_student_client_passes_the_verified_game(tmp_path: Path) -> None:
+    [case] = [case for case in GAMES["oldmaid"].cases if case.case_id in EXTENSIONS]
+    [result] = check([case], Program(VERIFIED_STUDENT), tmp_path)
+    assert result.verdict is CaseVerdict.PASS, result.reason
 
 
 CAUGHT = [(game, case_id) for game in sorted(GAMES) for case_id in sorted(GAMES[game].caught)]

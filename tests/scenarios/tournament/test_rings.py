@@ -83,3 +83,36 @@ def test_rings_of_built_in_peers_replay_to_the_same_losers_at_any_concurrency(
         assert results.old_maid_holder(one[number]) == results.old_maid_holder(three[number])
         assert one[number].faults == three[number].faults == {}
         assert sorted(one[number].places or []) == sorted(three[number].places or [])
+
+
+def test_a_verified_tournament_plays_its_rings_without_the_older_client(tmp_path: Path) -> None:
+    """``--verified``: the 2013 student (no ``verify``) is refused at its join and its ring
+    plays on without it; every game that began was verified, as its records say."""
+    entrants = (
+        Entrant("peer", level="peer"),
+        Entrant("peer2", level="peer"),
+        Entrant(
+            "student", (sys.executable, str(STUDENT), "--nick", "{nick}", "--table", "{table}")
+        ),
+    )
+    out = tmp_path / "t"
+    tournament = Tournament(
+        "oldmaid", entrants, out, games=1, seed=5, ring_size=3, concurrency=1,
+        settings=Settings(connect_within=2.0, exit_within=1.0, verified=True),
+    )  # fmt: skip
+    assert run(tournament, stream=io.StringIO()) == 0
+    [result] = results.load(out / "games").values()
+    assert set(result.faults) == {"student"}
+    assert result.places is not None and result.places[-1] == "student"
+    with (out / "games" / "00001" / "transcript.jsonl").open() as transcript:
+        lines = [json.loads(line) for line in transcript]
+    [start] = [line for line in lines if line.get("event") == "start"]
+    assert start["options"]["verified"] is True
+    [started] = [line for line in lines if line.get("event") == "started"]
+    assert sorted(started["verified"]) == ["peer", "peer2"]
+    refusals = [
+        line["msg"]["message"]
+        for line in lines
+        if line.get("dir") == "out" and (line.get("msg") or {}).get("result") == "error"
+    ]
+    assert any("verified games only" in message for message in refusals)

@@ -100,9 +100,42 @@ def test_impersonation_names_the_one_player_that_sends_no_proofs() -> None:
     assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, "p3", "impersonation")
 
 
-def test_impersonation_with_two_older_clients_names_no_one() -> None:
+def test_impersonation_with_two_older_clients_names_no_one_and_the_game_goes_on() -> None:
+    """A refused turn changed nothing: an accusation of it that cannot name its author is
+    noted, and the game goes on (a cheater cannot end a game by forging turns)."""
     game = started(4)
     game.verified.update({"p0", "p1"})
     assert "neither do" in error_text(game.accuse, "p0", "p3", "impersonation", {})
-    game.accuse("p0", None, "impersonation", {})
-    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, None, "impersonation")
+    text = game.accuse("p0", None, "impersonation", {})
+    assert text.startswith("noted: p0 refused a turn;") and "the game goes on" in text
+    assert (game.state, game.pending) == (GameState.PLAYING, None)
+    assert game.take_events()[-1] == Accused("p0", None, "impersonation", "noted", text)
+
+
+def test_an_unproved_impersonation_in_a_verified_game_is_noted_and_the_game_goes_on() -> None:
+    game = started(3)
+    game.verified.update(nicks(game))
+    game.reports_exchanges = True
+    order = nicks(game)
+    text = game.accuse(order[0], order[1], "impersonation", {"what": "no mac"})
+    assert f"refused a turn sent as {order[1]} (no mac)" in text
+    assert (game.state, game.culprit) == (GameState.PLAYING, None)
+
+
+def test_a_game_does_not_end_normally_while_an_accusation_waits() -> None:
+    """The last out_of_cards would end the game with a loser; a pending accusation
+    always ends it instead, so the end waits for its verdict (issue 44)."""
+    game = started(3)
+    order = nicks(game)
+    deal_all(game)
+    for nick in order[1:]:
+        empty_hand(game, nick)
+    game.out_of_cards(order[1])
+    # order[0] accuses the next player in to its left, still in: order[2].
+    game.accuse(order[0], order[2], "second_pick", {})
+    game.out_of_cards(order[2])
+    assert game.state is GameState.PLAYING and game.loser is None
+    game.end_without_pairs()  # the decided game's grace: the verdict still comes first
+    assert game.state is GameState.PLAYING
+    game.settle()
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[2], "second_pick")

@@ -107,6 +107,21 @@ def test_an_empty_hand_that_must_hold_cards_names_the_liar() -> None:
     assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[0], "hand_not_empty")
 
 
+def test_in_a_verified_game_the_count_leaves_an_empty_hand_to_the_ledger() -> None:
+    """A cheater's pass from a player in breaks the count's premise (passes come only from
+    players out), so the count would name the honest player it passed to; a verified
+    game's ledger knows the hand exactly and judges the claim in order (issue 44)."""
+    game = started(2)
+    game.reports_exchanges = True
+    order = nicks(game)
+    deal_all(game)
+    assert game.least_held(order[0])[0] >= 24
+    assert game.out_of_cards(order[0]) is True
+    assert game.decided  # the loser's pairs: its own to discard, then the grace ends it
+    game.end_without_pairs()
+    assert game.state is GameState.OVER and game.loser == order[1]
+
+
 def test_what_an_empty_hand_may_still_hold() -> None:
     # A pass from each player out right next to it, and the first offer turn of
     # the last card's drawer, let a player give a card it never picked.

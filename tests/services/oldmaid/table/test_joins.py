@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 
 import pytest
 import trio
@@ -133,3 +134,37 @@ async def test_start_after_needs_two_players_and_forgets_one_who_left() -> None:
         await cy.send({"cmd": "join", "nick": "cy"})
         reply = await ann.reply()
         assert sorted(nick for _, nick in reply["players"]) == ["ann", "cy"]
+
+
+# -- a table of verified games only (--verified) ----------------------------------------
+
+
+async def test_a_verified_table_refuses_an_older_clients_join_naming_the_sections(
+    tmp_path: Path,
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    async with table(players=2, verified=True, transcript=transcript) as running:
+        older = await running.client()
+        reply = await older.request({"cmd": "join", "nick": "ann"})
+        assert_error(reply, "verified games only", '"verify":true', "14.5 and 14.6")
+        assert (await older.status()).get("report") is True  # the mode, before any join
+        # The same connection, joining with verify, is seated; so is a second one.
+        await older.send({"cmd": "join", "nick": "ann", "verify": True})
+        bob = await running.client()
+        await bob.send({"cmd": "join", "nick": "bob", "verify": True})
+        ann_reply, bob_reply = await older.reply(), await bob.reply()
+        for reply in (ann_reply, bob_reply):
+            assert reply["result"] == "ok" and reply["report"] is True
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    start = next(r for r in records if r.get("event") == "start")
+    assert start["options"]["verified"] is True
+
+
+async def test_a_table_of_any_games_says_nothing_of_the_mode(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    async with table(players=2, transcript=transcript) as running:
+        game = await join_all(running, 2)
+        assert "report" not in await game.seat(0).status()
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    start = next(r for r in records if r.get("event") == "start")
+    assert "verified" not in start["options"]

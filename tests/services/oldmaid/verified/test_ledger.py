@@ -88,7 +88,7 @@ def honest_game(seed: int, players: int) -> HonestGame:
         rng.shuffle(cards)
         offer = exchanges.commit(secrets[holder], seq=seq, sender=holder, to=to, cards=cards)
         ack = exchanges.ack_mac(secrets[to], offer.mac)
-        gave = Gave(seq, to, offer.mac, ack)
+        gave = Gave(seq, to, offer.mac, ack, offer.salts)
         if cards:
             position = rng.randrange(len(cards))
             card = cards[position]
@@ -195,7 +195,7 @@ def forged_offer(
         position, cards[position], offer.salt_of(position),
     )  # fmt: skip
     ack = exchanges.ack_mac(game.secrets[x.receiver], offer.mac)
-    return received, Gave(x.seq, x.receiver, offer.mac, ack)
+    return received, Gave(x.seq, x.receiver, offer.mac, ack, offer.salts)
 
 
 def hand_before(game: HonestGame, x: Exchange) -> list[Card]:
@@ -240,6 +240,47 @@ def test_giving_a_card_not_held_is_card_not_held() -> None:
     cards = [stranger, *held[1:]]
     lie = judged(game, swap(game, x, *forged_offer(game, x, cards, 0)))
     assert lie is not None and (lie.rule, lie.culprit) == ("card_not_held", x.sender)
+
+
+def test_committing_one_held_card_at_every_position_is_card_not_held() -> None:
+    """The attack of issue 44: a commitment to the one card it wants to give, at every
+    position, opened by whatever is picked. The salts of its gave open every position, so
+    the table sees the card committed more often than it is held."""
+    game = honest_game(12, 4)
+    x = a_card_exchange(game)
+    held = hand_before(game, x)
+    chosen = JOKER if JOKER in held else held[0]
+    cards = [chosen] * len(held)
+    for position in (0, len(held) - 1):
+        lie = judged(game, swap(game, x, *forged_offer(game, x, cards, position)))
+        assert lie is not None and (lie.rule, lie.culprit) == ("card_not_held", x.sender)
+        assert f"at {len(held)} positions" in lie.what
+
+
+def test_a_gave_without_salts_is_a_false_report_of_its_offerer() -> None:
+    game = honest_game(12, 3)
+    x = a_card_exchange(game)
+    lie = judged(game, changed(game, x.sender, x.gave, dataclasses.replace(x.gave, salts=None)))
+    assert lie is not None and (lie.rule, lie.culprit) == ("false_report", x.sender)
+    assert "no salts" in lie.what
+
+
+def test_salts_that_open_no_card_are_card_not_held() -> None:
+    game = honest_game(12, 3)
+    x = a_card_exchange(game)
+    assert x.gave.salts is not None
+    salts = ("0" * 32, *x.gave.salts[1:])
+    lie = judged(game, changed(game, x.sender, x.gave, dataclasses.replace(x.gave, salts=salts)))
+    assert lie is not None and (lie.rule, lie.culprit) == ("card_not_held", x.sender)
+    assert "opens no card at position 0" in lie.what
+
+
+def test_a_gave_of_another_offer_than_the_one_taken_is_its_offerers_false_report() -> None:
+    game = honest_game(12, 3)
+    x = a_card_exchange(game)
+    gave = dataclasses.replace(x.gave, mac="1" * 32)
+    lie = judged(game, changed(game, x.sender, x.gave, gave))
+    assert lie is not None and (lie.rule, lie.culprit) == ("false_report", x.sender)
 
 
 def test_reporting_another_card_than_the_one_committed_is_false_receipt() -> None:
@@ -301,7 +342,7 @@ def test_offering_without_the_turn_is_turn_not_held() -> None:
     received = Received(x.seq, usurper, 1, offer.hashes, offer.mac, 0, JOKER, offer.salt_of(0))
     streams = changed(game, x.receiver, x.received, received)
     draws = [i for i, e in enumerate(streams[usurper]) if isinstance(e, Drew)]
-    streams[usurper].insert(draws[-1] + 1, Gave(x.seq, x.receiver, offer.mac, None))
+    streams[usurper].insert(draws[-1] + 1, Gave(x.seq, x.receiver, offer.mac, None, offer.salts))
     lie = judged(game, streams)
     assert lie is not None and (lie.rule, lie.culprit) == ("turn_not_held", usurper)
 
@@ -463,7 +504,7 @@ def second_turn(game: HonestGame) -> SecondTurn:
         x, victim, next_one,
         handed=Received(x.seq, x.sender, 0, (), cheat.mac),
         taken=Received(x.seq + 1, victim, 0, (), onward.mac),
-        gave=Gave(x.seq + 1, next_one, onward.mac, ack),
+        gave=Gave(x.seq + 1, next_one, onward.mac, ack, onward.salts),
     )  # fmt: skip
 
 

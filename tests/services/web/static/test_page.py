@@ -70,6 +70,7 @@ def test_an_old_maid_ring_is_drawn_and_its_turn_and_loser_shown(
     assert end["event"] == "end"
     assert shown["loser"] == end["losers"][0]
     assert int(shown["turnMoves"]) >= 2  # the turn went round
+    assert shown["mode"] == "verified game"  # ring peers verify: every exchange reported
     assert sorted(nick for nick, _ in shown["players"]) == RING
     assert [nick for nick, classes in shown["players"] if "loser" in classes] == end["losers"]
     print(f"screenshot: {tmp_path / 'oldmaid-ring.png'}")
