@@ -100,6 +100,8 @@ CAUGHT_VERIFIED = {
     "steer-pick": ("wrong_card",),
     # One card committed at every position: the salts of its gave open them all (14.6).
     "commit-one-card": ("card_not_held",),
+    # Its own salts open the offer's hashes into its hand: the offer is its own (14.6).
+    "bad-mac": ("bad_mac",),
     "false-receipt": ("false_receipt",),
     "seq-skip": ("kept_turn", "turn_not_held"),
     # Its next discard of the card it never reported may come first: not_held.

@@ -27,6 +27,10 @@ REPORT_TIMEOUT = 5.0
 # A verified game decided while a report is still on its way waits this long for it
 # (honest reports come within milliseconds; a loaded machine may hold one back a while).
 REPORT_GRACE = 3.0
+# An accusation that names no one waits at least this long for the reports that may
+# explain it: a peer queues its reports for up to 50 ms (protocol 14.6), so they can
+# come after the accusation they explain.
+HOLD_AT_LEAST = 0.5
 
 
 class VerifiedGame:
@@ -54,10 +58,14 @@ class VerifiedGame:
         self._idle.set()
         self._holding = False  # the end is decided, and held for the last reports
         self._announced = False
-        # An accusation that names no one, held while the ledger waits for reports: they
-        # may show who caused what the accuser saw (a second turn a cheater handed an
-        # honest offerer), and then that player is named instead of two suspects.
+        # An accusation about exchange ``_held_seq`` that names no one, held while the
+        # ledger waits for other reports: they may show who caused what the accuser saw
+        # (a second turn a cheater handed an honest offerer), and then that player is
+        # named instead of two suspects. Not for the accuser's own report of that
+        # exchange: it refused the card, so that report never comes.
         self._held: Lie | None = None
+        self._held_seq = 0
+        self._held_until = math.inf  # the earliest moment it is weighed
         self.held_from: str | None = None  # its accuser, who may leave meanwhile
 
     def let_go(self) -> None:
@@ -84,12 +92,26 @@ class VerifiedGame:
         proved = self.play.accusation(nick, request, self._referee.status().out)
         if proved is None:
             return False
-        if proved.culprit is None and self.play.ledger.waiting:
-            if self._held is None:  # weighed once the reports are in
-                self._held, self.held_from = proved, nick
+        seq = request.evidence.get("seq")
+        if proved.culprit is None and isinstance(seq, int):
+            if self._held is None:  # weighed once the other reports are in (weigh_held)
+                self._held, self._held_seq, self.held_from = proved, seq, nick
+                self._held_until = trio.current_time() + HOLD_AT_LEAST
             return True
         self.act_on(proved)
         return True
+
+    def _weighable(self) -> bool:
+        return trio.current_time() >= self._held_until and not self.play.ledger.waits_beyond(
+            self.held_from or "", self._held_seq
+        )
+
+    def weigh_held(self) -> None:
+        """Act on the held accusation if its time has come and no other report is awaited;
+        the table calls it ``HOLD_AT_LEAST`` after the accusation (later reports call it
+        through ``act_on``; the report timeout ends a game that waits for ever)."""
+        if self._held is not None and self._weighable():
+            self.act_on(None)
 
     def act_on(self, lie: Lie | None) -> None:
         """Abort on a lie the ledger found; note whether it waits for a report."""
@@ -101,11 +123,10 @@ class VerifiedGame:
                 and not self._announced
             ):
                 referee.void(reason, culprit=lie.culprit, rule=lie.rule)  # found as it ended
-        elif not self.play.ledger.waiting:
+        elif self._held is not None and self._weighable():
             held, self._held, self.held_from = self._held, None, None
-            if held is not None:  # the reports came and named no one: the suspects stand
-                self.act_on(held)
-                return
+            self.act_on(held)  # the reports before it named no one: the suspects stand
+        elif not self.play.ledger.waiting:
             self._waits_since = None
             self._timer.deadline = math.inf
             self._idle.set()

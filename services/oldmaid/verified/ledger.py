@@ -20,6 +20,7 @@ no I/O, no clock; the table feeds it and acts on the ``Lie`` it returns.
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -174,17 +175,14 @@ class Ledger:
                 "player of this game",
             )
             return False
-        if not self._mac_ok(got, receiver):
-            self._found(
-                "bad_mac",
-                None,
-                f"the offer {receiver} reports from {sender} (exchange {got.seq}) does not carry "
-                f"{sender}'s mac: {sender} sent a bad one, or {receiver} altered it",
-                suspects=(sender, receiver),
-            )
-            return False
-        # From here on the offer is certainly the sender's own words.
         offerer = self._streams[sender]
+        if not self._mac_ok(got, receiver):
+            if not offerer or not isinstance(offerer[0], Gave):
+                return False  # the offerer's own report of it may settle it: wait for it
+            got = self._bad_mac(receiver, got, offerer[0])
+            if self.lie is not None:
+                return False
+        # From here on the offer is certainly the sender's own words.
         if not offerer or not isinstance(offerer[0], Gave) or self.holder is None:
             return False  # the offerer's report of it, behind its discards, is still to come
         if sender != self.holder:
@@ -258,6 +256,39 @@ class Ledger:
         offerer.popleft()
         self._streams[receiver].popleft()
         return True
+
+    def _bad_mac(self, receiver: str, got: Received, gave: Gave) -> Received:
+        """An offer reported without its offerer's mac, weighed with the offerer's ``gave``.
+
+        The offer as ``got`` with the offerer's mac, if the ``gave`` carries its mac of
+        that very offer: only the mac on the wire was bad, what was offered is certain,
+        and the game goes on. Else, if the salts of the ``gave`` open the hashes ``got``
+        reports into exactly the offerer's hand (as many as ``num_cards``), the offer is
+        certainly the offerer's (no one else could have written hashes its salts open),
+        so a ``gave`` without its mac of it is the offerer's lie. Else either side could
+        have written it (``self.lie``: suspects)."""
+        sender = got.sender
+        if gave.seq == got.seq and gave.to == receiver:
+            signed = dataclasses.replace(got, mac=gave.mac)
+            if self._mac_ok(signed, receiver):
+                return signed
+            certain = got.num_cards == len(got.hashes) == sum(self.hands[sender].values())
+            if certain and self._commitment_lie(sender, receiver, got, gave.salts) is None:
+                self._found(
+                    "bad_mac",
+                    sender,
+                    f"{sender}'s offer of exchange {got.seq} to {receiver} (its own salts open "
+                    "its hashes into its hand) does not carry its mac, nor does its gave",
+                )
+                return got
+        self._found(
+            "bad_mac",
+            None,
+            f"the offer {receiver} reports from {sender} (exchange {got.seq}) does not carry "
+            f"{sender}'s mac: {sender} sent a bad one, or {receiver} altered it",
+            suspects=(sender, receiver),
+        )
+        return got
 
     def _commitment_lie(
         self, sender: str, receiver: str, got: Received, salts: tuple[str, ...] | None
@@ -364,6 +395,18 @@ class Ledger:
     def waiting(self) -> bool:
         """Whether some player's doings wait for a report still to come."""
         return any(self._streams.values())
+
+    def waits_beyond(self, receiver: str, seq: int) -> bool:
+        """Whether the ledger waits for more than ``receiver``'s report of exchange ``seq``
+        (which never comes when ``receiver`` refused that exchange's card)."""
+        for stream in self._streams.values():
+            if not stream:
+                continue
+            head = stream[0]
+            if isinstance(head, Gave) and head.to == receiver and head.seq == seq:
+                continue
+            return True
+        return False
 
     # -- what the table asks ------------------------------------------------------
 

@@ -302,6 +302,24 @@ def test_an_altered_mac_names_both_sides_as_suspects_and_no_culprit() -> None:
     assert set(lie.suspects) == {x.sender, x.receiver}
 
 
+def test_a_bad_mac_on_the_wire_alone_is_no_lie_when_the_gave_carries_the_offerers() -> None:
+    """The offer's content is what the offerer signed (its gave's mac is its mac of that
+    very offer): only the mac bytes the receiver got were bad, which changes nothing."""
+    game = honest_game(14, 3)
+    x = a_card_exchange(game)
+    garbled = dataclasses.replace(x.received, mac="0" * 32)
+    assert judged(game, changed(game, x.receiver, x.received, garbled)) is None
+
+
+def test_a_bad_mac_its_offerer_reports_as_its_own_is_its_lie() -> None:
+    game = honest_game(14, 3)
+    x = a_card_exchange(game)
+    streams = changed(game, x.receiver, x.received, dataclasses.replace(x.received, mac="0" * 32))
+    streams[x.sender][streams[x.sender].index(x.gave)] = dataclasses.replace(x.gave, mac="0" * 32)
+    lie = judged(game, streams)
+    assert lie is not None and (lie.rule, lie.culprit) == ("bad_mac", x.sender)
+
+
 def test_handing_one_exchange_to_another_player_is_two_turns() -> None:
     game = honest_game(15, 4)
     x = a_card_exchange(game)
@@ -544,3 +562,26 @@ def test_a_second_offer_its_offerer_reports_with_no_turn_before_it_is_its_own() 
     ledger, turn = onward_reported_first(19)
     lie = ledger.record(turn.victim, turn.gave)
     assert lie is not None and (lie.rule, lie.culprit) == ("two_turns", turn.victim)
+
+
+def test_a_refused_exchange_leaves_the_ledger_waiting_only_for_the_refusers_report() -> None:
+    """The picker refused exchange ``x``'s card, so its ``received`` never comes: the
+    ledger then waits for nothing else (an accusation of it is weighed at once), but it
+    does while another report is still to come."""
+    game = honest_game(20, 4)
+    x = a_card_exchange(game)
+    streams = {
+        nick: entries[: entries.index(x.gave) + 1] if x.gave in entries else list(entries)
+        for nick, entries in game.streams.items()
+    }
+    streams[x.receiver] = game.streams[x.receiver][: game.streams[x.receiver].index(x.received)]
+    for nick in game.seats:
+        if nick not in (x.sender, x.receiver):
+            entries = game.streams[nick]
+            later = [e for e in entries if isinstance(e, Received | Gave) and e.seq > x.seq]
+            streams[nick] = entries[: entries.index(later[0])] if later else list(entries)
+    ledger = ledger_of(game)
+    assert feed(ledger, streams, []) is None
+    assert ledger.seq == x.seq - 1 and ledger.waiting
+    assert not ledger.waits_beyond(x.receiver, x.seq)
+    assert ledger.waits_beyond(x.sender, x.seq)  # another's refusal: x's report is awaited

@@ -1,0 +1,1458 @@
+#!/usr/bin/env python3
+"""An Old Maid ring peer written from docs/protocols/oldmaid.md alone.
+
+Plain Python 3.11 standard library: blocking sockets, one thread per
+connection, a lock around the shared state, print() for logging.
+
+    python verified_peer.py --nick NICK --table HOST:PORT [--host HOST]
+                            [--seed N] [--no-verify] [--quiet]
+    python verified_peer.py --selftest
+
+Section numbers in the comments are those of docs/protocols/oldmaid.md.
+"""
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import queue
+import random
+import secrets
+import socket
+import sys
+import threading
+import time
+
+# ---------------------------------------------------------------------------
+# Constants (section 4, section 8)
+# ---------------------------------------------------------------------------
+
+VALUES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUITS = ["spades", "clubs", "diamonds", "hearts"]
+JOKER = ["joker", "maid"]
+COLOUR = {"spades": "black", "clubs": "black", "diamonds": "red", "hearts": "red"}
+
+PEER_TIMEOUT = 10.0      # any single reply, pick or dial (section 8)
+GRACE = 0.2              # a seat silent this long is looked up in status (7.7 step 6)
+IDLE_TIMEOUT = 120.0     # nothing heard from anyone this long: give up (section 8)
+JOIN_TIMEOUT = 600.0     # waiting for the join reply (7.1)
+LINGER = 0.2             # keep answering `out` after the end (7.8)
+MAX_MESSAGE = 65536      # section 2
+BAD_PICKS_LIMIT = 8      # 6.3
+
+
+# ---------------------------------------------------------------------------
+# Crypto helpers (14.5 and 14.6)
+# ---------------------------------------------------------------------------
+
+def hex32_sha256(text):
+    """First 32 hex digits of SHA-256 of a UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def hex32_hmac(key_bytes, text):
+    """First 32 hex digits of HMAC-SHA256(key, text as UTF-8)."""
+    return hmac.new(key_bytes, text.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def game_key(seed):
+    """14.5: SHA-256 of `oldmaid-proofs:<seed>` (all 64 hex digits)."""
+    return hashlib.sha256(("oldmaid-proofs:%s" % seed).encode("utf-8")).hexdigest()
+
+
+def player_secret(game_key_hex, nick):
+    """14.5: HMAC-SHA256 keyed with the game key's 32 bytes of `secret:<nick>`, /32."""
+    return hex32_hmac(bytes.fromhex(game_key_hex), "secret:" + nick)
+
+
+def make_proof(secret, to_nick):
+    """14.5: HMAC-SHA256(key = secret as ASCII, message = to's nick), /32."""
+    return hex32_hmac(secret.encode("ascii"), to_nick)
+
+
+def mac(secret, text):
+    """14.6: mac(text), keyed with the secret's 32 hex digits as ASCII bytes."""
+    return hex32_hmac(secret.encode("ascii"), text)
+
+
+def card_hash(salt, card):
+    """14.6: SHA-256 of `<salt>|<value>|<suit>`, /32, canonical spelling."""
+    value, suit = canonical_card(card)
+    return hex32_sha256("%s|%s|%s" % (salt, value, suit))
+
+
+def offer_text(seq, frm, to, num_cards, hashes):
+    return "offer|%d|%s|%s|%d|%s" % (seq, frm, to, num_cards, ",".join(hashes))
+
+
+def ack_text(offer_mac):
+    return "ack|" + offer_mac
+
+
+def out_text(asker):
+    return "out|" + asker
+
+
+def pick_text(picker, offerer, seq, card_num):
+    return "pick|%s|%s|%d|%d" % (picker, offerer, seq, card_num)
+
+
+def your_turn_text(frm, to):
+    return "your_turn|%s|%s" % (frm, to)
+
+
+# ---------------------------------------------------------------------------
+# Cards (section 4)
+# ---------------------------------------------------------------------------
+
+def canonical_card(card):
+    """Return [value, suit] in the canonical spelling, or raise ValueError."""
+    if isinstance(card, dict):
+        card = [card.get("value"), card.get("suit")]
+    if not isinstance(card, (list, tuple)) or len(card) != 2:
+        raise ValueError("not a card: %r" % (card,))
+    value, suit = card
+    if not isinstance(value, str) or not isinstance(suit, str):
+        raise ValueError("not a card: %r" % (card,))
+    if value.lower() == "joker" and suit.lower() == "maid":
+        return ["joker", "maid"]
+    v = value.upper()
+    s = suit.lower()
+    if v not in VALUES or s not in SUITS:
+        raise ValueError("unknown card %r" % (card,))
+    return [v, s]
+
+
+def is_pair(a, b):
+    if a == JOKER or b == JOKER:
+        return False
+    return a[0] == b[0] and COLOUR[a[1]] == COLOUR[b[1]] and a[1] != b[1]
+
+
+def card_str(card):
+    return "%s-%s" % (card[0], card[1])
+
+
+# ---------------------------------------------------------------------------
+# Framing (section 2): a buffer, objects found by counting braces
+# ---------------------------------------------------------------------------
+
+class Framer:
+    """Reads whole JSON objects from a socket.
+
+    next() returns ("msg", dict), ("bad", reason) or None at end of stream.
+    """
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def _take(self):
+        buf = self.buf
+        n = len(buf)
+        i = 0
+        while i < n and buf[i] in b" \t\r\n":
+            i += 1
+        if i == n:
+            self.buf = b""
+            return None
+        if buf[i] != ord("{"):
+            j = buf.find(b"\n", i)
+            if j < 0:
+                if n - i > MAX_MESSAGE:
+                    self.buf = b""
+                    return ("bad", "message exceeds the 65536-byte limit")
+                self.buf = buf[i:]
+                return None
+            self.buf = buf[j + 1:]
+            return ("bad", "not a JSON object")
+        depth = 0
+        in_str = False
+        esc = False
+        k = i
+        while k < n:
+            c = buf[k]
+            if c == 10:  # a raw newline inside an object ends it (section 2)
+                self.buf = buf[k + 1:]
+                return ("bad", "incomplete JSON object before end of line")
+            if in_str:
+                if esc:
+                    esc = False
+                elif c == 92:  # backslash
+                    esc = True
+                elif c == 34:  # quote
+                    in_str = False
+            elif c == 34:
+                in_str = True
+            elif c == 123:
+                depth += 1
+            elif c == 125:
+                depth -= 1
+                if depth == 0:
+                    raw = buf[i:k + 1]
+                    self.buf = buf[k + 1:]
+                    try:
+                        obj = json.loads(raw.decode("utf-8"))
+                    except (ValueError, UnicodeDecodeError) as e:
+                        return ("bad", "invalid JSON: %s" % e)
+                    if not isinstance(obj, dict):
+                        return ("bad", "not a JSON object")
+                    return ("msg", obj)
+            k += 1
+        if n - i > MAX_MESSAGE:
+            self.buf = b""
+            return ("bad", "message exceeds the 65536-byte limit")
+        self.buf = buf[i:]
+        return None
+
+    def next(self, timeout=None):
+        """Block until one item is ready. Raises socket.timeout on timeout."""
+        while True:
+            item = self._take()
+            if item is not None:
+                return item
+            self.sock.settimeout(timeout)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                raise
+            except OSError:
+                return None
+            if not data:
+                return None
+            self.buf += data
+
+
+def encode(obj):
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+class Link:
+    """A connection whose replies are read by a thread into a queue.
+
+    Used for the table connection and for the connections this peer dials.
+    Requests arriving on the link (a `game_over` notice, a late `pick`) are
+    given to on_request, or queued like replies if on_request is None.
+    """
+
+    def __init__(self, sock, name, on_request=None, on_activity=None):
+        self.sock = sock
+        self.name = name
+        self.on_request = on_request
+        self.on_activity = on_activity
+        self.q = queue.Queue()
+        self.send_lock = threading.Lock()
+        self.closed = False
+        self.got_reply = False
+        self.last_pick = None  # (seq, card_num, mac) of the pick last served on it
+        t = threading.Thread(target=self._reader, name="reader-" + name, daemon=True)
+        t.start()
+
+    def _reader(self):
+        framer = Framer(self.sock)
+        try:
+            while True:
+                item = framer.next(None)
+                if item is None:
+                    break
+                if self.on_activity:
+                    self.on_activity()
+                kind, obj = item
+                if kind == "msg" and "cmd" in obj and self.on_request is not None:
+                    self.on_request(obj)
+                else:
+                    self.q.put(item)
+        except Exception:
+            pass
+        self.closed = True
+        self.q.put(None)
+
+    def send(self, obj):
+        data = encode(obj)
+        with self.send_lock:
+            self.sock.sendall(data)  # one write per message (section 2)
+
+    def get(self, timeout):
+        """Next item: ("msg", obj) / ("bad", text) / None when closed.
+        Raises queue.Empty on timeout."""
+        return self.q.get(timeout=timeout)
+
+    def close(self):
+        self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def nodelay(sock):
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError:
+        pass
+
+
+def plain_host(h):
+    if isinstance(h, str) and h.lower().startswith("::ffff:"):
+        return h[7:]
+    return h
+
+
+def is_dotted_ipv4(h):
+    try:
+        socket.inet_aton(h)
+        return h.count(".") == 3
+    except (OSError, TypeError):
+        return False
+
+
+class Fatal(Exception):
+    """Something this peer cannot recover from: (blame, reason words)."""
+
+    def __init__(self, line, blame=None, reason=None):
+        Exception.__init__(self, line)
+        self.line = line
+        self.blame = blame
+        self.reason = reason
+
+
+class GameEnded(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# The peer
+# ---------------------------------------------------------------------------
+
+class Peer:
+    def __init__(self, nick, table_addr, host, seed, verify, quiet):
+        self.nick = nick
+        self.table_addr = table_addr
+        self.host_opt = host
+        self.rng = random.Random(seed)
+        self.verify = verify
+        self.quiet = quiet
+
+        self.lock = threading.Lock()          # shared game state
+        self.table_lock = threading.RLock()   # one table request at a time, in order
+        self.dial_lock = threading.Lock()
+        self.print_lock = threading.Lock()
+
+        self.hand = []
+        self.phase = "draw"
+        self.out = False                # the table acknowledged that we are out
+        self.out_sent = False
+        self.players = []               # nicks in seat order
+        self.addresses = []             # (host, port) in seat order
+        self.seat = None
+        self.secret = None
+        self.proofs = {}
+        self.report = False
+        self.known_out = set()          # seats known to be out
+        self.links = {}                 # seat -> Link this peer dialled
+        self.joined = threading.Event()
+        self.game_over = threading.Event()
+        self.game_over_msg = None
+        self.lost = False
+        self.fatal = None
+        self.fatal_lock = threading.Lock()
+        self.tasks = queue.Queue()
+        self.last_activity = time.monotonic()
+        self.table = None
+        self.listener = None
+        self.inbound = []
+
+    # -- logging ----------------------------------------------------------
+
+    def log(self, *args):
+        if not self.quiet:
+            line = " ".join(["[%s %.3f]" % (self.nick, time.monotonic() % 1000)]
+                            + [str(a) for a in args])
+            with self.print_lock:
+                print(line, flush=True)
+
+    def activity(self):
+        self.last_activity = time.monotonic()
+
+    def set_fatal(self, exc):
+        with self.fatal_lock:
+            if self.fatal is None:
+                self.fatal = exc
+
+    def ended(self):
+        return self.game_over.is_set()
+
+    # -- table ------------------------------------------------------------
+
+    def on_table_request(self, obj):
+        if obj.get("cmd") == "game_over":   # a notice: never answered (5.6)
+            self.log("game_over notice:", json.dumps(obj))
+            self.game_over_msg = obj
+            self.game_over.set()
+        else:
+            self.log("unexpected request from the table:", obj)
+
+    def table_request(self, obj, timeout=PEER_TIMEOUT):
+        with self.table_lock:
+            try:
+                self.table.send(obj)
+            except OSError:
+                raise Fatal("the table closed the connection")
+            while True:
+                try:
+                    item = self.table.get(timeout)
+                except queue.Empty:
+                    raise Fatal("the table did not answer %s within %d s"
+                                % (obj.get("cmd"), timeout))
+                if item is None:
+                    raise Fatal("the table closed the connection")
+                kind, reply = item
+                if kind != "msg" or "result" not in reply:
+                    raise Fatal("the table sent garbage: %r" % (reply,))
+                return reply
+
+    def report_to_table(self, obj):
+        """received / gave: sent as requests, each waiting for its reply."""
+        reply = self.table_request(obj)
+        if reply.get("result") != "ok":
+            self.log("!! the table refused our %s: %s" % (obj.get("cmd"), reply))
+        return reply
+
+    def status(self):
+        reply = self.table_request({"cmd": "status"})
+        if reply.get("result") == "ok":
+            outs = reply.get("out") or []
+            with self.lock:
+                for n in outs:
+                    if n in self.players and n != self.nick:
+                        self.known_out.add(self.players.index(n))
+            if reply.get("game_over") or reply.get("aborted"):
+                if not self.game_over.is_set():
+                    self.game_over_msg = {
+                        "cmd": "game_over", "loser": reply.get("loser"),
+                        "out": reply.get("out"), "aborted": reply.get("aborted"),
+                        "reason": reply.get("reason")}
+                    self.game_over.set()
+        return reply
+
+    def discard_pair(self, pair, last):
+        """5.3: discard one pair; `last` says whether it empties the hand for good."""
+        reply = self.table_request({"cmd": "discard", "cards": pair,
+                                    "last_cards": "true" if last else "false"})
+        if reply.get("result") != "ok":
+            if self.ended():
+                raise GameEnded()
+            raise Fatal("the table refused our discard of %s: %s"
+                        % (pair, reply.get("message")))
+        self.log("discarded", card_str(pair[0]), card_str(pair[1]),
+                 "(last)" if last else "")
+        if last:
+            with self.lock:
+                self.out = True
+                self.out_sent = True
+            self.log("out (by discarding our last pair)")
+
+    def add_card_and_discard(self, card, deck_empty):
+        """Put a card at a random place; discard the pair it makes (section 4).
+        Call with the table lock held."""
+        with self.lock:
+            partner = None
+            for c in self.hand:
+                if is_pair(c, card):
+                    partner = c
+                    break
+            if partner is None:
+                pos = self.rng.randint(0, len(self.hand))
+                self.hand.insert(pos, card)
+                return
+            self.hand.remove(partner)
+            empty = len(self.hand) == 0
+        self.discard_pair([partner, card], last=(empty and deck_empty))
+
+    def go_out(self):
+        """7.4/7.8: tell the table our hand is empty; wait for its ok."""
+        with self.table_lock:
+            with self.lock:
+                if self.out:
+                    return
+                if self.hand:
+                    return
+            reply = self.table_request({"cmd": "out_of_cards"})
+            if reply.get("result") != "ok":
+                if self.ended():
+                    return
+                raise Fatal("the table refused our out_of_cards: %s" % reply.get("message"))
+            with self.lock:
+                self.out = True
+                self.out_sent = True
+            self.log("out (out_of_cards acknowledged)")
+
+    # -- proofs and macs ---------------------------------------------------
+
+    def my_mac(self, text):
+        return mac(self.secret, text)
+
+    def turn_fields(self, to_nick):
+        """from and proof (14.5) for a your_turn or offer to to_nick."""
+        fields = {"from": self.nick}
+        if self.verify and self.secret:
+            fields["proof"] = make_proof(self.secret, to_nick)
+        return fields
+
+    # -- dialling ---------------------------------------------------------
+
+    def get_link(self, seat, fresh=False):
+        """The one connection this peer dialled to a seat (dial it if needed).
+        Returns None when it cannot be dialled within the peer timeout."""
+        with self.dial_lock:
+            link = self.links.get(seat)
+            if link is not None and not fresh and not link.closed:
+                return link
+            if link is not None:
+                link.close()
+                del self.links[seat]
+            host, port = self.addresses[seat]
+            deadline = time.monotonic() + PEER_TIMEOUT
+            pause = 0.01
+            attempts = 0
+            while True:
+                attempts += 1
+                try:
+                    s = socket.create_connection((host, port), timeout=PEER_TIMEOUT)
+                    s.settimeout(None)
+                    nodelay(s)
+                    break
+                except OSError as e:
+                    if time.monotonic() + pause > deadline or self.ended():
+                        self.log("cannot dial %s at %s:%s: %s"
+                                 % (self.players[seat], host, port, e))
+                        return None
+                    # section 8 "Dialling a seat": a seat the table lists as out is
+                    # skipped at the first failure (and 13.1: others are retried)
+                    if attempts == 1 or attempts % 10 == 0:
+                        try:
+                            listed = self.seat_listed_out(seat)
+                        except Fatal:
+                            listed = False
+                        if listed:
+                            self.log("cannot dial %s (%s), and the table lists it as out"
+                                     % (self.players[seat], e))
+                            return None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.2)
+            if attempts > 1:
+                self.log("dialled %s after %d attempts" % (self.players[seat], attempts))
+            link = Link(s, self.players[seat],
+                        on_request=None, on_activity=self.activity)
+            self.links[seat] = link
+            return link
+
+    def dial_left_at_start(self):
+        try:
+            self.get_link((self.seat + 1) % len(self.players))
+        except Exception as e:  # noqa: BLE001 - logged, the worker dials again
+            self.log("dial of the left neighbour failed:", e)
+
+    # -- finding the next player who is in (7.7) ---------------------------
+
+    def seat_listed_out(self, seat):
+        """Ask the table; True if it lists the seat as out."""
+        reply = self.status()
+        return self.players[seat] in (reply.get("out") or [])
+
+    def check_out_answer(self, seat, reply):
+        """The first time a seat says `out`, check it with the table (7.7, 14)."""
+        st = self.status()
+        nick = self.players[seat]
+        if nick in (st.get("out") or []):
+            return
+        if st.get("state") == "playing" and nick in (st.get("in") or []):
+            evidence = {"what": "%s answered out while the table counts it in" % nick}
+            if reply.get("ack"):
+                evidence["ack"] = reply["ack"]
+            self.accuse("false_out", nick, evidence)
+            raise Fatal("%s answered out while the table counts it in" % nick,
+                        blame="-")
+
+    def ask(self, seat, build):
+        """Send a turn (your_turn / offer) to a seat and wait for its answer.
+
+        Returns ("ok", reply, link), ("out", reply, link) or ("skip", None, None)
+        when the seat is gone and the table lists it as out."""
+        nick = self.players[seat]
+        msg = build(nick)
+        resent = False
+        link = self.get_link(seat)
+        while True:
+            if link is None:
+                if self.seat_listed_out(seat):
+                    self.log("skip %s: cannot be reached, listed out" % nick)
+                    with self.lock:
+                        self.known_out.add(seat)
+                    return ("skip", None, None)
+                if self.ended():
+                    raise GameEnded()
+                raise Fatal("cannot reach %s at %s:%s" % ((nick,) + tuple(self.addresses[seat])),
+                            blame=nick, reason="could not be reached")
+            try:
+                link.send(msg)
+            except OSError:
+                link.closed = True
+            start = time.monotonic()
+            while True:
+                try:
+                    item = link.get(GRACE)
+                except queue.Empty:
+                    if self.ended():
+                        raise GameEnded()
+                    # 7.7 step 6: ask the table about a silent seat
+                    if self.seat_listed_out(seat):
+                        self.log("skip %s: silent, listed out" % nick)
+                        with self.lock:
+                            self.known_out.add(seat)
+                        with self.dial_lock:
+                            if self.links.get(seat) is link:
+                                del self.links[seat]
+                        link.close()
+                        return ("skip", None, None)
+                    if time.monotonic() - start > PEER_TIMEOUT:
+                        raise Fatal("%s did not answer %s within %d s"
+                                    % (nick, msg["cmd"], PEER_TIMEOUT),
+                                    blame=nick, reason="did not answer %s within %d s"
+                                    % (msg["cmd"], PEER_TIMEOUT))
+                    continue
+                if item is None:
+                    # closed before answering
+                    if not link.got_reply and not resent:
+                        # section 8: a link never used may have been evicted; dial again once
+                        resent = True
+                        self.log("link to %s closed before its first reply: redial" % nick)
+                        link = self.get_link(seat, fresh=True)
+                        break
+                    if self.seat_listed_out(seat):
+                        self.log("skip %s: closed, listed out" % nick)
+                        with self.lock:
+                            self.known_out.add(seat)
+                        return ("skip", None, None)
+                    if self.ended():
+                        raise GameEnded()
+                    time.sleep(0.5)  # 7.10: let the table say who died
+                    if self.ended():
+                        raise GameEnded()
+                    raise Fatal("%s closed its connection instead of answering %s"
+                                % (nick, msg["cmd"]), blame=nick,
+                                reason="closed its connection instead of answering %s"
+                                % msg["cmd"])
+                kind, obj = item
+                if kind != "msg":
+                    raise Fatal("%s sent garbage: %s" % (nick, obj), blame=nick,
+                                reason="sent garbage instead of a reply (%s)" % obj)
+                if "cmd" in obj:
+                    self.late_request(link, seat, obj)
+                    continue
+                link.got_reply = True
+                result = obj.get("result")
+                if result == "ok":
+                    return ("ok", obj, link)
+                if result == "out":
+                    return ("out", obj, link)
+                raise Fatal("%s answered %s with %s" % (nick, msg["cmd"], json.dumps(obj)),
+                            blame=nick, reason="answered %s with %s"
+                            % (msg["cmd"], obj.get("message", result)))
+
+    def late_request(self, link, seat, obj):
+        """A request on a connection we dialled, where a reply was due:
+        a second pick (14.6 "The answers")."""
+        nick = self.players[seat]
+        if obj.get("cmd") != "pick":
+            link.send({"result": "error", "message": "%s is not a request for the offerer's "
+                       "connection at this point" % obj.get("cmd")})
+            return
+        last = link.last_pick
+        if last is not None and obj.get("card_num") == last[1] and obj.get("mac") == last[2]:
+            link.send({"result": "error", "message": "a copy of a pick already answered: ignored"})
+            return
+        link.send({"result": "error", "message": "pick without an accepted offer"})
+        if last is None:
+            return
+        evidence = {"what": "%s picked twice from one offer of %s's" % (nick, self.nick),
+                    "card_num": obj.get("card_num")}
+        if self.report:
+            evidence["seq"] = last[0]
+            evidence["picks"] = [[last[1], last[2]], [obj.get("card_num"), obj.get("mac")]]
+        self.accuse("second_pick", nick, evidence)
+        self.set_fatal(Fatal("%s picked twice from one offer" % nick, blame="-"))
+
+    def accuse(self, rule, accused, evidence):
+        msg = {"cmd": "accuse", "nick": self.nick, "accused": accused,
+               "rule": rule, "evidence": evidence}
+        try:
+            reply = self.table_request(msg)
+            self.log("accused %s (%s): %s" % (accused, rule, reply))
+            return reply
+        except Fatal as e:
+            self.log("accusation failed:", e.line)
+            return None
+
+    def seats_left_of_me(self):
+        n = len(self.players)
+        return [(self.seat + i) % n for i in range(1, n)]
+
+    def hand_on(self, kind, build, on_ok):
+        """Ask seat after seat, going left, until one answers ok (7.7).
+        on_ok(seat, reply, link) is called for it. Returns False when no one
+        else is in."""
+        for seat in self.seats_left_of_me():
+            if self.ended():
+                raise GameEnded()
+            with self.lock:
+                if seat in self.known_out:
+                    continue
+            answer, reply, link = self.ask(seat, build)
+            if answer == "skip":
+                continue
+            if answer == "out":
+                self.log("%s is out" % self.players[seat])
+                with self.lock:
+                    first = seat not in self.known_out
+                    self.known_out.add(seat)
+                if first:
+                    self.check_out_answer(seat, reply)
+                continue
+            on_ok(seat, reply, link)
+            return True
+        return False
+
+    # -- the turn worker ---------------------------------------------------
+
+    def worker(self):
+        while True:
+            task = self.tasks.get()
+            try:
+                if self.ended():
+                    continue
+                if task[0] == "draw":
+                    self.do_draw()
+                elif task[0] == "hold":
+                    self.do_hold(task[1])
+            except GameEnded:
+                pass
+            except Fatal as e:
+                self.set_fatal(e)
+            except Exception as e:  # noqa: BLE001
+                self.set_fatal(Fatal("internal error: %r" % (e,)))
+
+    def do_draw(self):
+        with self.table_lock:
+            reply = self.table_request({"cmd": "draw"})
+            result = reply.get("result")
+            if result in ("ok", "last_card"):
+                card = canonical_card(reply.get("card"))
+                last = result == "last_card"
+                self.log("drew", card_str(card), "(last card)" if last else "")
+                if last:
+                    with self.lock:
+                        self.phase = "offer"
+                self.add_card_and_discard(card, deck_empty=last)
+            elif str(reply.get("message", "")).startswith("the deck is empty"):
+                # 7.4: the offer phase has begun; the turn is not ours
+                with self.lock:
+                    self.phase = "offer"
+                self.go_out()
+                return
+            else:
+                if self.ended():
+                    return
+                raise Fatal("the table refused our draw: %s" % reply.get("message"))
+        if result == "last_card":
+            # 7.3 step 5: we hold the turn, exchange 1 (14.6)
+            self.do_hold(1)
+            return
+        # 7.3 step 3: hand the draw turn on
+        def build(to):
+            msg = {"cmd": "your_turn"}
+            msg.update(self.turn_fields(to))
+            if self.report:
+                msg["mac"] = self.my_mac(your_turn_text(self.nick, to))
+            return msg
+
+        def on_ok(seat, reply, link):
+            self.log("your_turn handed to", self.players[seat])
+
+        if not self.hand_on("your_turn", build, on_ok):
+            raise Fatal("no one else is in during the draw phase")
+
+    def do_hold(self, seq):
+        """7.5: we hold the turn in the offer phase; `seq` is the exchange we offer."""
+        with self.lock:
+            self.phase = "offer"
+            empty = not self.hand
+            out = self.out
+        if empty and not out:
+            self.go_out()
+        with self.lock:
+            hand = list(self.hand)
+        if hand:
+            salts = [secrets.token_hex(16) for _ in hand]
+            hashes = [card_hash(s, c) for s, c in zip(salts, hand)]
+        else:
+            salts, hashes = [], []
+        num = len(hand)
+
+        def build(to):
+            msg = {"cmd": "offer", "num_cards": num, "stream": True}
+            msg.update(self.turn_fields(to))
+            if self.report:
+                msg["seq"] = seq
+                msg["hashes"] = hashes
+                msg["mac"] = self.my_mac(offer_text(seq, self.nick, to, num, hashes))
+            return msg
+
+        def on_ok(seat, reply, link):
+            to = self.players[seat]
+            offer_mac = self.my_mac(offer_text(seq, self.nick, to, num, hashes)) if self.report else None
+            ack = reply.get("ack")
+            if num == 0:
+                self.log("passed the turn to %s (exchange %s)" % (to, seq))
+                if self.report:
+                    self.report_to_table({"cmd": "gave", "to": to, "seq": seq,
+                                          "mac": offer_mac, "ack": ack, "salts": []})
+                return
+            self.serve_pick(seat, link, seq, hand, salts, offer_mac, ack)
+
+        if not self.hand_on("offer", build, on_ok):
+            # 7.5 step 4: no one else is in: we hold the Old Maid
+            with self.lock:
+                self.lost = True
+            self.log("no one else is in: we hold the Old Maid", [card_str(c) for c in hand])
+
+    def serve_pick(self, seat, link, seq, hand, salts, offer_mac, ack):
+        """6.2/6.3: wait for the pick after an accepted offer and answer it."""
+        to = self.players[seat]
+        num = len(hand)
+        bad = 0
+        deadline = time.monotonic() + PEER_TIMEOUT
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Fatal("%s did not pick within %d s" % (to, PEER_TIMEOUT),
+                            blame=to, reason="did not pick within %d s of accepting an offer"
+                            % PEER_TIMEOUT)
+            try:
+                item = link.get(min(remaining, 1.0))
+            except queue.Empty:
+                if self.ended():
+                    raise GameEnded()
+                continue
+            if item is None:
+                if self.ended():
+                    raise GameEnded()
+                time.sleep(0.5)
+                if self.ended():
+                    raise GameEnded()
+                raise Fatal("%s closed its connection before picking" % to, blame=to,
+                            reason="closed its connection before picking")
+            kind, obj = item
+            if kind != "msg" or obj.get("cmd") != "pick":
+                link.send({"result": "error", "message": "expected a pick"})
+                bad += 1
+            else:
+                n = obj.get("card_num")
+                if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= num:
+                    if n == num:
+                        n = num - 1   # 13.3: num_cards itself is the last card
+                    break
+                link.send({"result": "error",
+                           "message": "card_num %r is not between 0 and %d" % (n, num - 1)})
+                bad += 1
+            if bad >= BAD_PICKS_LIMIT:
+                self.accuse("bad_picks", to, {"what": "%s picked outside the offer %d times"
+                                              % (to, bad)})
+                raise Fatal("%s picked outside the offer %d times" % (to, bad), blame="-")
+        # answer the pick, then report `gave` before anything else reaches the table
+        with self.table_lock:
+            with self.lock:
+                card = self.hand.pop(n)
+                empty = not self.hand
+            if card != hand[n]:
+                raise Fatal("internal error: the hand changed during an offer")
+            answer = {"result": "ok", "card": card}
+            if self.report:
+                answer["salt"] = salts[n]
+            link.send(answer)
+            link.last_pick = (seq, obj.get("card_num"), obj.get("mac"))
+            self.log("%s picked %s (position %d of %d, exchange %s)"
+                     % (to, card_str(card), n, num, seq))
+            if self.report:
+                self.report_to_table({"cmd": "gave", "to": to, "seq": seq,
+                                      "mac": offer_mac, "ack": ack, "salts": salts})
+            if empty:
+                self.go_out()   # 7.5 step 2: our last card was picked
+
+    # -- inbound connections ----------------------------------------------
+
+    def accept_loop(self):
+        while True:
+            try:
+                s, addr = self.listener.accept()
+            except OSError:
+                return
+            nodelay(s)
+            self.inbound.append(s)
+            t = threading.Thread(target=self.serve_inbound, args=(s, addr),
+                                 name="in-%s:%s" % addr[:2], daemon=True)
+            t.start()
+
+    def serve_inbound(self, s, addr):
+        framer = Framer(s)
+        conn = {"proved": None, "addr": plain_host(addr[0])}
+        try:
+            while True:
+                item = framer.next(None)
+                if item is None:
+                    return
+                self.activity()
+                kind, obj = item
+                if kind != "msg":
+                    self.send_raw(s, {"result": "error", "message": obj})
+                    continue
+                if "cmd" not in obj:
+                    if "result" in obj:
+                        # a reply where none was due: never answer a reply (3)
+                        self.log("reply without a request on an inbound connection; closing")
+                        return
+                    self.send_raw(s, {"result": "error", "message":
+                                      'a message needs "cmd" (a request) or "result" (a reply)'})
+                    continue
+                # 7.2: a turn may come before our own join reply: read it first
+                while not self.joined.wait(1.0):
+                    if self.ended():
+                        return
+                cmd = obj["cmd"]
+                if cmd in ("your_turn", "offer"):
+                    if not self.from_a_player(conn["addr"]):
+                        self.send_raw(s, {"result": "error", "message":
+                                          "%s is not the address of any player of this game; "
+                                          "closing the connection" % conn["addr"]})
+                        return
+                    if cmd == "your_turn":
+                        self.on_your_turn(s, conn, obj)
+                    else:
+                        self.on_offer(s, framer, conn, obj)
+                elif cmd == "pick":
+                    self.send_raw(s, {"result": "error", "message": "pick without an accepted offer"})
+                else:
+                    self.send_raw(s, {"result": "error",
+                                      "message": "unknown cmd %r" % cmd if cmd not in
+                                      ("join", "draw", "discard", "out_of_cards", "status")
+                                      else "%s is not a request a peer takes" % cmd})
+        except GameEnded:
+            pass
+        except Fatal as e:
+            self.set_fatal(e)
+        except OSError:
+            pass
+        except Exception as e:  # noqa: BLE001
+            self.set_fatal(Fatal("internal error: %r" % (e,)))
+        finally:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def send_raw(self, s, obj):
+        s.sendall(encode(obj))
+
+    def from_a_player(self, ip):
+        hosts = [plain_host(h) for h, _ in self.addresses]
+        if any(not is_dotted_ipv4(h) for h in hosts):
+            return True
+        return ip in hosts
+
+    def check_proof(self, conn, obj):
+        """14.5 "Checking". Returns None to take the turn, or a refusal text."""
+        if not (self.verify and self.secret is not None):
+            return None
+        frm = obj.get("from")
+        proof = obj.get("proof")
+        if proof is not None:
+            expected = self.proofs.get(frm) if isinstance(frm, str) else None
+            if expected is None or proof != expected:
+                return "the proof is not the one expected from %s" % frm
+            if conn["proved"] is not None and conn["proved"] != frm:
+                return "this connection proved %s, and this turn claims %s" % (conn["proved"], frm)
+            conn["proved"] = frm
+            return None
+        if conn["proved"] is not None:
+            if frm is not None and frm != conn["proved"]:
+                return "this connection proved %s, and this turn claims %s" % (conn["proved"], frm)
+            return None
+        if frm is not None and frm in self.proofs:
+            return "no proof, from %s, a player that proves itself" % frm
+        if frm is None and len(self.proofs) == len(self.players) - 1:
+            return "no proof and no from, and every other player proves itself"
+        return None
+
+    def refuse_turn(self, s, obj, why):
+        self.log("refused a %s: %s" % (obj.get("cmd"), why))
+        self.send_raw(s, {"result": "error", "message": "refused: " + why})
+        frm = obj.get("from") if isinstance(obj.get("from"), str) else None
+        evidence = {"what": "%s %s that is not from the player it claims (%s)" % ("an" if obj.get("cmd") == "offer" else "a", obj.get("cmd"), why),
+                    "from": frm, "mac": obj.get("mac")}
+        if obj.get("cmd") == "offer":
+            evidence["seq"] = obj.get("seq")
+            evidence["num_cards"] = obj.get("num_cards")
+            evidence["hashes"] = obj.get("hashes")
+        accused = frm if frm in self.players else None
+        self.accuse("impersonation", accused, evidence)
+        # 5.9: the accuser plays on
+
+    def asker_of(self, conn, obj):
+        frm = obj.get("from")
+        if isinstance(frm, str):
+            return frm
+        return conn["proved"]
+
+    def out_reply(self, conn, obj):
+        reply = {"result": "out"}
+        if self.report:
+            asker = self.asker_of(conn, obj)
+            if asker is not None:
+                reply["ack"] = self.my_mac(out_text(asker))
+        return reply
+
+    def on_your_turn(self, s, conn, obj):
+        why = self.check_proof(conn, obj)
+        if why is not None:
+            self.refuse_turn(s, obj, why)
+            return
+        with self.lock:
+            out = self.out
+        if out:
+            self.send_raw(s, self.out_reply(conn, obj))
+            return
+        self.send_raw(s, {"result": "ok"})   # 6.1: ok at once, then draw
+        self.log("your_turn from", obj.get("from"))
+        self.tasks.put(("draw",))
+
+    def on_offer(self, s, framer, conn, obj):
+        n = obj.get("num_cards")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 53:
+            self.send_raw(s, {"result": "error", "message":
+                              "Expected `int` between 0 and 53 - at `$.num_cards`"})
+            return
+        why = self.check_proof(conn, obj)
+        if why is not None:
+            self.refuse_turn(s, obj, why)
+            return
+        with self.lock:
+            self.phase = "offer"   # 7.4: any offer ends the draw phase
+            out = self.out
+            empty = not self.hand
+        if not out and empty:
+            self.go_out()          # 7.6: out_of_cards, wait for ok, then answer out
+            with self.lock:
+                out = self.out
+                empty = not self.hand
+        if out:
+            self.send_raw(s, self.out_reply(conn, obj))
+            return
+        frm = self.asker_of(conn, obj)
+        seq = obj.get("seq")
+        ok = {"result": "ok"}
+        if self.report:
+            if not isinstance(obj.get("mac"), str) or not isinstance(seq, int):
+                self.send_raw(s, {"result": "error", "message":
+                                  "a verified game's offer needs seq, hashes and mac (14.6)"})
+                return
+            ok["ack"] = self.my_mac(ack_text(obj["mac"]))
+        self.send_raw(s, ok)
+        received = None
+        if self.report:
+            received = {"cmd": "received", "from": frm, "seq": seq, "num_cards": n,
+                        "hashes": obj.get("hashes"), "mac": obj.get("mac")}
+        next_seq = (seq + 1) if isinstance(seq, int) else None
+        if n == 0:
+            self.log("took the turn (a pass) from", frm)
+            if received is not None:
+                with self.table_lock:
+                    self.report_to_table(received)
+            self.tasks.put(("hold", next_seq))
+            return
+        if not obj.get("stream"):
+            time.sleep(0.05)   # 13.2: older offerers read one message per recv
+        # 6.3: pick at random below num_cards
+        hashes = obj.get("hashes") if self.report else None
+        if self.report and (not isinstance(hashes, list) or len(hashes) != n):
+            self.log("!! the offer's hashes do not match num_cards:", obj)
+        tries = 0
+        while True:
+            tries += 1
+            card_num = self.rng.randrange(n)
+            pick = {"cmd": "pick", "card_num": card_num}
+            if self.report:
+                pick["mac"] = self.my_mac(pick_text(self.nick, frm, seq, card_num))
+            self.send_raw(s, pick)
+            try:
+                item = framer.next(PEER_TIMEOUT)
+            except socket.timeout:
+                raise Fatal("%s did not answer our pick within %d s" % (frm, PEER_TIMEOUT),
+                            blame=frm, reason="did not answer a pick within %d s" % PEER_TIMEOUT)
+            if item is None:
+                if self.ended():
+                    raise GameEnded()
+                raise Fatal("%s closed its connection instead of answering our pick" % frm,
+                            blame=frm, reason="closed its connection instead of answering a pick")
+            kind, reply = item
+            if kind != "msg" or "result" not in reply:
+                raise Fatal("%s answered our pick with garbage" % frm, blame=frm,
+                            reason="answered a pick with garbage")
+            if reply.get("result") == "ok":
+                break
+            self.log("pick refused:", reply)
+            if tries >= BAD_PICKS_LIMIT:
+                raise Fatal("%s refused %d picks" % (frm, tries), blame=frm,
+                            reason="refused every pick")
+        try:
+            card = canonical_card(reply.get("card"))
+        except ValueError:
+            raise Fatal("%s gave an unknown card %r" % (frm, reply.get("card")), blame=frm,
+                        reason="answered a pick with an unknown card")
+        salt = reply.get("salt")
+        if self.report:
+            # 14.6: the card must open its position before we take it
+            if (not isinstance(salt, str) or not isinstance(hashes, list)
+                    or card_num >= len(hashes) or card_hash(salt, card) != hashes[card_num]):
+                self.log("!! the card does not open its position: refused")
+                self.accuse("wrong_card", frm, {
+                    "what": "the card %s does not open position %d of %s's offer"
+                            % (card_str(card), card_num, frm),
+                    "from": frm, "seq": seq, "hashes": hashes, "mac": obj.get("mac"),
+                    "card_num": card_num, "card": card, "salt": salt})
+                raise Fatal("%s gave a card that does not open its position" % frm, blame="-")
+            received.update({"card_num": card_num, "card": card, "salt": salt})
+        with self.lock:
+            holding = list(self.hand)
+        if card in holding or (card == JOKER and JOKER in holding):
+            self.log("!! we already hold %s" % card_str(card))
+        self.log("picked %s from %s (position %d of %d)" % (card_str(card), frm, card_num, n))
+        with self.table_lock:
+            if received is not None:
+                self.report_to_table(received)
+            self.add_card_and_discard(card, deck_empty=True)
+        self.tasks.put(("hold", next_seq))
+
+    # -- main -------------------------------------------------------------
+
+    def run(self):
+        host, port = self.table_addr
+        try:
+            ts = socket.create_connection((host, port), timeout=10)
+        except OSError as e:
+            raise Fatal("cannot connect to the table at %s:%s: %s" % (host, port, e))
+        ts.settimeout(None)
+        nodelay(ts)
+        self.table = Link(ts, "table", on_request=self.on_table_request)
+        my_host = self.host_opt or ts.getsockname()[0]
+        # 7.1: listen before joining
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((my_host, 0))
+        self.listener.listen(64)
+        my_port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept_loop, name="accept", daemon=True).start()
+        join = {"cmd": "join", "nick": self.nick, "host": my_host, "port": my_port,
+                "watch": True}
+        if self.verify:
+            join["verify"] = True
+        self.log("listening on %s:%d; joining %s:%d%s"
+                 % (my_host, my_port, host, port, " with verify" if self.verify else ""))
+        reply = self.table_request(join, timeout=JOIN_TIMEOUT)
+        if reply.get("result") != "ok":
+            raise Fatal("the table refused the join: %s" % reply.get("message"))
+        players = reply.get("players")
+        self.players = [p[1] for p in players]
+        self.addresses = [(plain_host(p[0][0]), int(p[0][1])) for p in players]
+        self.seat = self.players.index(self.nick)
+        if self.verify:
+            self.secret = reply.get("secret")
+            self.proofs = reply.get("proofs") or {}
+            self.report = bool(reply.get("report")) and self.secret is not None
+        self.log("seated %d of %s; verify=%s proofs from %s; report=%s"
+                 % (self.seat + 1, self.players, self.verify and self.secret is not None,
+                    sorted(self.proofs), self.report))
+        self.activity()
+        self.joined.set()
+        threading.Thread(target=self.worker, name="worker", daemon=True).start()
+        threading.Thread(target=self.dial_left_at_start, name="dial", daemon=True).start()
+        if self.seat == 0:
+            self.tasks.put(("draw",))   # 7.3 step 1
+        return self.wait_for_end()
+
+    def wait_for_end(self):
+        lost_since = None
+        while True:
+            if self.game_over.wait(0.1):
+                break
+            if self.fatal is not None:
+                # a neighbour gone at the very end is no error if the game is over
+                # (never an internal error: those always fail the run)
+                if (self.fatal.blame not in (None, "-")
+                        and self.game_over.wait(0.5)
+                        and not (self.game_over_msg or {}).get("aborted")):
+                    self.log("ignoring after the end:", self.fatal.line)
+                    break
+                return self.fail(self.fatal)
+            if self.table.closed and not self.game_over.is_set():
+                time.sleep(0.05)
+                if not self.game_over.is_set():
+                    raise Fatal("the table closed the connection")
+            if self.lost:
+                if lost_since is None:
+                    lost_since = time.monotonic()
+                elif time.monotonic() - lost_since > 10:
+                    try:
+                        self.status()
+                    except Fatal:
+                        pass
+                    if not self.game_over.is_set():
+                        raise Fatal("no game_over notice within 10 s of finding no one else in")
+            if time.monotonic() - self.last_activity > IDLE_TIMEOUT:
+                raise Fatal("heard nothing for %d s" % IDLE_TIMEOUT, blame=None,
+                            reason="heard nothing for %d s" % IDLE_TIMEOUT)
+        msg = self.game_over_msg or {}
+        if msg.get("aborted"):
+            raise Fatal("game aborted: %s" % msg.get("reason"), blame="-")
+        time.sleep(LINGER)   # 7.8: answer `out` a moment longer
+        outs = msg.get("out") or []
+        loser = msg.get("loser")
+        if loser == self.nick:
+            line = "lost: holds the Old Maid"
+        elif self.nick in outs:
+            i = outs.index(self.nick) + 1
+            suffix = {1: "st", 2: "nd", 3: "rd"}.get(i if i < 20 else i % 10, "th")
+            line = "out %d%s of %d" % (i, suffix, len(self.players))
+        else:
+            line = "game over: loser %s" % loser
+        self.close_all()
+        with self.print_lock:
+            self.quiet = True   # the result is the last line on stdout
+            print(line, flush=True)
+        return 0
+
+    def fail(self, exc):
+        # 5.8: tell the table why before leaving, if the game is still on
+        if not self.joined.is_set() or self.game_over.is_set():
+            pass
+        elif exc.blame == "-":
+            # we accused someone: the table ends the game; wait for its word (5.9)
+            self.game_over.wait(3.0)
+        else:
+            gu = {"cmd": "give_up", "reason": (exc.reason or exc.line)[:500]}
+            if exc.blame:
+                gu["nick"] = exc.blame
+            try:
+                with self.table_lock:
+                    self.table.send(gu)
+                    try:
+                        self.table.get(2.0)
+                    except queue.Empty:
+                        pass
+            except OSError:
+                pass
+            self.game_over.wait(0.5)
+        self.close_all()
+        print("%s: %s" % (self.nick, exc.line), file=sys.stderr, flush=True)
+        return 1
+
+    def close_all(self):
+        try:
+            self.listener.close()
+        except (OSError, AttributeError):
+            pass
+        for link in list(self.links.values()):
+            link.close()
+        for s in list(self.inbound):
+            try:
+                s.close()
+            except OSError:
+                pass
+        if self.table is not None:
+            self.table.close()
+
+
+# ---------------------------------------------------------------------------
+# Self-check: the worked example of 14.6
+# ---------------------------------------------------------------------------
+
+def selftest():
+    ok = True
+
+    def check(name, got, want):
+        nonlocal ok
+        flag = "ok  " if got == want else "FAIL"
+        if got != want:
+            ok = False
+        print("%s %-28s %s" % (flag, name, got))
+        if got != want:
+            print("     expected                     %s" % want)
+
+    gk = game_key(7)
+    check("game key", gk, "2fada59a922172700dc26a26df820b90171ccbec55fe9208c6183318c8dcff7b")
+    bob = player_secret(gk, "bob")
+    check("bob's secret", bob, "6e6830c8c6df9b9fa1244b77dc05877a")
+    carol = player_secret(gk, "carol")
+    check("carol's secret", carol, "13ebff0a656105b4102d85a3b221a2f5")
+    check("bob's proof to carol", make_proof(bob, "carol"), "9f46fa86d2bc467c80721493f5341cd5")
+    salts = ["00112233445566778899aabbccddeeff", "ffeeddccbbaa99887766554433221100"]
+    hand = [["10", "hearts"], ["joker", "maid"]]
+    h0 = card_hash(salts[0], hand[0])
+    h1 = card_hash(salts[1], hand[1])
+    check("hash 0", h0, "364d108dc9163bdde122c3e745ca078e")
+    check("hash 1", h1, "839456ea4f297778c2b57885251c8de4")
+    check("hash 0, card in other case", card_hash(salts[0], ["10", "Hearts"]), h0)
+    check("hash 1, card in other case", card_hash(salts[1], ["JOKER", "Maid"]), h1)
+    text = offer_text(7, "bob", "carol", 2, [h0, h1])
+    check("offer text", text, "offer|7|bob|carol|2|364d108dc9163bdde122c3e745ca078e,"
+          "839456ea4f297778c2b57885251c8de4")
+    omac = mac(bob, text)
+    check("offer mac", omac, "acafbee413319dc1724a3e53317a3b34")
+    check("carol's ack", mac(carol, ack_text(omac)), "887c02b7f39ab40cac384fd7e0104690")
+    check("carol's pick mac", mac(carol, pick_text("carol", "bob", 7, 1)),
+          "efad20551c2a0b530b3a8b2b703d8750")
+    check("pass text", offer_text(8, "bob", "carol", 0, []), "offer|8|bob|carol|0|")
+    check("bob's pass mac (exchange 8)", mac(bob, offer_text(8, "bob", "carol", 0, [])),
+          "c78aba39d6f7f16a0c88b2fc9d9860db")
+    check("bob's your_turn mac", mac(bob, your_turn_text("bob", "carol")),
+          "3d217d98ecdf5730e9c814365c89eb68")
+    check("carol's out ack to bob", mac(carol, out_text("bob")),
+          "0e5898b4a3d43092f7db3dbfe793d014")
+    # the example's messages, built as this client builds them
+    offer = {"cmd": "offer", "num_cards": 2, "from": "bob",
+             "proof": make_proof(bob, "carol"), "seq": 7, "hashes": [h0, h1], "mac": omac}
+    doc_offer = json.loads('{"cmd":"offer","num_cards":2,"from":"bob","proof":"9f46fa86d2bc467c'
+                           '80721493f5341cd5","seq":7,"hashes":["364d108dc9163bdde122c3e745ca07'
+                           '8e","839456ea4f297778c2b57885251c8de4"],"mac":"acafbee413319dc1724a'
+                           '3e53317a3b34"}')
+    check("the offer message", offer, doc_offer)
+    check("the card opens position 1", card_hash(salts[1], hand[1]) == offer["hashes"][1], True)
+    check("a wrong card does not", card_hash(salts[1], hand[0]) == offer["hashes"][1], False)
+    received = {"cmd": "received", "from": "bob", "seq": 7, "num_cards": 2, "hashes": [h0, h1],
+                "mac": omac, "card_num": 1, "card": ["joker", "maid"], "salt": salts[1]}
+    doc_received = json.loads(
+        '{"cmd":"received","from":"bob","seq":7,"num_cards":2,"hashes":["364d108dc9163bdde122c3'
+        'e745ca078e","839456ea4f297778c2b57885251c8de4"],"mac":"acafbee413319dc1724a3e53317a3b3'
+        '4","card_num":1,"card":["joker","maid"],"salt":"ffeeddccbbaa99887766554433221100"}')
+    check("the received report", received, doc_received)
+    gave = {"cmd": "gave", "to": "carol", "seq": 7, "mac": omac,
+            "ack": mac(carol, ack_text(omac)), "salts": salts}
+    doc_gave = json.loads(
+        '{"cmd":"gave","to":"carol","seq":7,"mac":"acafbee413319dc1724a3e53317a3b34","ack":"887c'
+        '02b7f39ab40cac384fd7e0104690","salts":["00112233445566778899aabbccddeeff","ffeeddccbbaa'
+        '99887766554433221100"]}')
+    check("the gave report", gave, doc_gave)
+    check("the pick message", {"cmd": "pick", "card_num": 1,
+                               "mac": mac(carol, pick_text("carol", "bob", 7, 1))},
+          {"cmd": "pick", "card_num": 1, "mac": "efad20551c2a0b530b3a8b2b703d8750"})
+
+    # framing (section 2): split, joined, CRLF, no newline, junk
+    class FakeSock:
+        def __init__(self, chunks):
+            self.chunks = list(chunks)
+
+        def settimeout(self, t):
+            pass
+
+        def recv(self, n):
+            return self.chunks.pop(0) if self.chunks else b""
+
+    stream = [b'{"a":1}\r\n\n {"b":"}{\\""}', b'{"c"', b':[1,2]}\n', b'hello\n{"d":4}{"e"\n{"f":5}\n']
+    fr = Framer(FakeSock(stream))
+    items = []
+    while True:
+        it = fr.next()
+        if it is None:
+            break
+        items.append(it)
+    check("framing", items, [("msg", {"a": 1}), ("msg", {"b": '}{"'}), ("msg", {"c": [1, 2]}),
+                             ("bad", "not a JSON object"), ("msg", {"d": 4}),
+                             ("bad", "incomplete JSON object before end of line"),
+                             ("msg", {"f": 5})])
+    check("pair rule", [is_pair(["7", "spades"], ["7", "clubs"]),
+                        is_pair(["7", "spades"], ["7", "hearts"]),
+                        is_pair(["joker", "maid"], ["joker", "maid"])], [True, False, False])
+
+    # if the doc is next to us, compare with its own table too
+    here = os.path.dirname(os.path.abspath(__file__))
+    doc = os.path.join(here, "..", "..", "..", "docs", "protocols", "oldmaid.md")
+    if os.path.exists(doc):
+        with open(doc, encoding="utf-8") as f:
+            text = f.read()
+        start = text.find("<!-- worked example: begin -->")
+        end = text.find("<!-- worked example: end -->")
+        rows = {}
+        for line in text[start:end].splitlines():
+            if line.startswith("| ") and "`" in line:
+                cells = [c.strip() for c in line.replace("\\|", "\x00").split("|")[1:-1]]
+                rows[cells[0]] = cells[4].strip("`").replace("\x00", "|")
+        mine = {
+            "game key": gk, "bob's secret": bob, "carol's secret": carol,
+            "bob's proof to carol": make_proof(bob, "carol"), "hash 0": h0, "hash 1": h1,
+            "offer mac": omac, "carol's ack": mac(carol, ack_text(omac)),
+            "carol's pick mac": mac(carol, pick_text("carol", "bob", 7, 1)),
+            "bob's pass mac (exchange 8)": mac(bob, offer_text(8, "bob", "carol", 0, [])),
+            "bob's your_turn mac": mac(bob, your_turn_text("bob", "carol")),
+            "carol's out ack to bob": mac(carol, out_text("bob")),
+        }
+        check("rows found in the doc", sorted(rows), sorted(mine))
+        for k in sorted(mine):
+            check("doc row: " + k, mine[k], rows.get(k))
+    print("selftest:", "all passed" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------------------
+
+def parse_address(text):
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise argparse.ArgumentTypeError("expected HOST:PORT, got %r" % text)
+    return host, int(port)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Old Maid ring peer (from the protocol doc)")
+    ap.add_argument("--nick")
+    ap.add_argument("--table", type=parse_address)
+    ap.add_argument("--host", default=None)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--selftest", action="store_true")
+    args = ap.parse_args(argv)
+    if args.selftest:
+        return selftest()
+    if not args.nick or not args.table:
+        ap.error("--nick and --table are required")
+    peer = Peer(args.nick, args.table, args.host, args.seed, not args.no_verify, args.quiet)
+    try:
+        return peer.run()
+    except Fatal as e:
+        return peer.fail(e)
+    except KeyboardInterrupt:
+        print("%s: interrupted" % args.nick, file=sys.stderr, flush=True)
+        return 1
+    except Exception as e:  # noqa: BLE001
+        return peer.fail(Fatal("internal error: %r" % (e,)))
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,90 @@
+"""The verifying client written from docs/protocols/oldmaid.md alone (``doc_client/``, by
+another hand: its README says how) against our table and our peers, as real processes.
+
+It proves the spec is enough: its self-test recomputes the worked example of 14.6 from
+its own code, and it plays whole verified games with ``ring peer``s at a table run with
+``--verified``, and older games without ``verify``, to a normal end: no abort, no one
+named, every process exiting 0.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scenarios import processes
+
+pytestmark = pytest.mark.scenario
+
+CLIENT = Path(__file__).parent / "doc_client" / "verified_peer.py"
+TIMEOUT = 40.0  # a ring of three takes a second or two; every wait below is bounded
+
+
+def test_its_self_test_recomputes_the_worked_example() -> None:
+    done = subprocess.run(
+        [sys.executable, str(CLIENT), "--selftest"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def play(seed: int, *, verified: bool, clients: int, players: int) -> tuple[str, list[str]]:
+    """One game; the table's last line and one line per player (exit status, last line)."""
+    table_command = [*processes.ring_command(), "table", "--players", str(players), "--port",
+                     "0", "--seed", str(seed), "--linger", "2"]  # fmt: skip
+    if verified:
+        table_command.append("--verified")
+    table = subprocess.Popen(
+        table_command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    players_run: list[tuple[str, subprocess.Popen[str]]] = []
+    try:
+        assert table.stdout is not None
+        first = table.stdout.readline()
+        assert first.startswith("table listening on "), first
+        address = first.split()[3]
+        for seat in range(players):
+            nick = f"doc{seat}" if seat < clients else f"ours{seat}"
+            if seat < clients:
+                command = [sys.executable, str(CLIENT), "--nick", nick, "--table", address,
+                           "--host", "127.0.0.1", "--seed", str(seed * 10 + seat), "--quiet"]
+                if not verified:
+                    command.append("--no-verify")
+            else:
+                command = [*processes.ring_command(), "peer", "--name", nick, "--server",
+                           address, "--host", "127.0.0.1", "--port", "0", "--seed",
+                           str(seed * 10 + seat)]  # fmt: skip
+            run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   text=True)  # fmt: skip
+            players_run.append((nick, run))
+        lines = []
+        for nick, run in players_run:
+            output, _ = run.communicate(timeout=TIMEOUT)
+            last = [line for line in output.splitlines() if line.strip()][-1:] or [""]
+            lines.append(f"{nick} exit {run.returncode}: {last[0]}")
+        output, _ = table.communicate(timeout=TIMEOUT)
+        return [line for line in (first + output).splitlines() if line.strip()][-1], lines
+    finally:
+        for _, run in players_run:
+            run.kill()
+        table.kill()
+
+
+@pytest.mark.parametrize(
+    ("seed", "verified", "clients", "players"),
+    [(1, True, 1, 3), (2, True, 2, 3), (3, False, 1, 3), (4, True, 2, 5)],
+)
+def test_it_plays_whole_games_with_our_peers_to_a_normal_end(
+    seed: int, verified: bool, clients: int, players: int
+) -> None:
+    ending, lines = play(seed, verified=verified, clients=clients, players=players)
+    assert ending.startswith("game over"), (ending, lines)
+    if verified:
+        assert "[verified game: every exchange reported]" in ending, ending
+    assert all(" exit 0: " in line for line in lines), lines
