@@ -95,6 +95,13 @@ def _add_peer(commands: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="longest wait for any single reply (from a neighbour or the table) or connection",
     )
+    peer.add_argument(
+        "--no-verify",
+        dest="verify",
+        action="store_false",
+        help="play as an older client: no proofs, no reports (protocol 14.5, 14.6); a table "
+        "run with --verified refuses it",
+    )
     # The old name of --peer-timeout, kept so that existing command lines work.
     peer.add_argument("--timeout", dest="timeout", type=cliargs.seconds, help=argparse.SUPPRESS)
     peer.add_argument(

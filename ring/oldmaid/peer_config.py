@@ -80,4 +80,5 @@ def config_from_args(args: argparse.Namespace) -> PeerConfig:
         table_name=getattr(args, "table_name", None),
         mdns_interface=getattr(args, "mdns_interface", None),
         discover_timeout=getattr(args, "discover_timeout", 10.0),
+        verify=getattr(args, "verify", True),
     )

@@ -75,3 +75,12 @@ def test_nick_and_table_are_hidden_old_spellings_of_name_and_server() -> None:
     shown = run_ring("peer", "--help").stdout
     assert "--name NAME" in shown and "--server HOST:PORT" in shown
     assert "--nick" not in shown and "--table " not in shown and "--table\n" not in shown
+
+
+def test_no_verify_plays_as_an_older_client() -> None:
+    from ring.oldmaid.peer_config import config_from_args
+
+    parser = build_parser([], [])
+    base = ["peer", "--name", "ann", "--server", "10.0.0.1:9898"]
+    assert config_from_args(parser.parse_args(base)).verify is True
+    assert config_from_args(parser.parse_args([*base, "--no-verify"])).verify is False
