@@ -181,8 +181,9 @@ OLDMAID_VERIFY = _should("oldmaid.verify", OM, "11.1", "A peer should join with 
                          "its exchanges, so that it can play at a table run with "
                          "`--verified`.")  # fmt: skip
 OLDMAID_VERIFIED_PLAY = _must("oldmaid.verified-play", OM, "11.1", "A peer that joins with "
-                              "`\"verify\":true` must prove who it is, commit to its whole hand "
-                              "and report every exchange as sections 14.5 and 14.6 "
+                              "`\"verify\":true` must prove who it is, refuse and report a turn "
+                              "that is not from whom it says, commit to its whole hand and "
+                              "report every exchange as sections 14.5 and 14.6 "
                               "say.")  # fmt: skip
 
 OLDMAID_RULES = (OLDMAID_RULES_OF_TABLE, OLDMAID_TURN, OLDMAID_PICK, OLDMAID_GO_OUT, OLDMAID_STREAM,

@@ -92,6 +92,10 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "a verified game of three (--verified): proofs, a commitment to its whole hand, acks, "
          "signed picks and both reports of every exchange, judged by the table's ledger",
          "oldmaid.md 14.5, 14.6", Stage((P, "ours1", "ours2"), verified=True)),
+        ("oldmaid.verify.forged-turn",
+         "a verified game of three in which a stranger sends it a turn as its right "
+         "neighbour with a wrong proof: refuse it, report it, play on",
+         "oldmaid.md 14.5", Stage((P, "ours1", "ours2"), verified=True, forges_turn=True)),
         ("oldmaid.end.table-dies",
          "its table connection closes mid-game (the table died): stop within a few seconds",
          "oldmaid.md 7.10", Stage((P, "ours1", "ours2"), table_dies_at_draw=3)),
@@ -142,4 +146,5 @@ TESTS = {
         rules.OLDMAID_VERIFIED_PLAY,
         rules.OLDMAID_TO_END,
     ),
+    "oldmaid.verify.forged-turn": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
 }

@@ -34,6 +34,7 @@ from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, CaseContext
 from scenarios.check.obligations import Rule
 from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
+from scenarios.check.oldmaid_forger import Forger
 from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
 from scenarios.check.oldmaid_watch import RingWatch
 from scenarios.check.relay import SplitSends, relay
@@ -77,6 +78,9 @@ class Stage:
     # The table seats only players that verify (--verified, protocol 14.5, 14.6): a
     # program that does not is refused at its join, a WARN (oldmaid.verify).
     verified: bool = False
+    # Once the game starts, a stranger sends the program a turn with a wrong proof, which
+    # it must refuse and report (14.5; scenarios.check.oldmaid_forger).
+    forges_turn: bool = False
 
     @property
     def together(self) -> bool:
@@ -99,6 +103,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     refused = trio.Event()  # its join without verify, refused by a --verified table
     if stage.verified:
         hub.subscribe(_join_without_verify(refused))
+    forger = Forger() if stage.forges_turn else None
+    if forger is not None:
+        hub.subscribe(forger.table_record)
     if stage.table_dies_at_draw is not None:
         hub.subscribe(_at_draw(stage.table_dies_at_draw, table_dies))
     # The program reaches the table through a relay that splits, or that cuts; the
@@ -182,6 +189,8 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         nursery.start_soon(join_in_time)
         if stage.verified:
             nursery.start_soon(join_refused)
+        if forger is not None:
+            nursery.start_soon(forger.forge, move_limit)
         nursery.start_soon(table_died)
         nursery.start_soon(table_over)
         await ended.wait()  # the game is over or aborted (or the program too slow, ...)
@@ -231,6 +240,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         )
     if failed is not None:
         raise context.judge.fail(*failed)
+    forged = forger.failure() if forger is not None else None
+    if forged is not None:
+        raise context.judge.fail(rules.OLDMAID_VERIFIED_PLAY, forged)
     for warning, rule in watch.warnings:
         context.judge.warn(warning, rule)
     if stage.aborted_by is None:

@@ -26,10 +26,8 @@ UNTESTED: dict[str, list[tuple[str, str]]] = {
     ],
     "oldmaid": [
         (
-            "a verifying peer's refusals (14.5: a forged turn; 14.6: a card that does not "
-            "open its position)",
-            "no case yet: `oldmaid.verify.game` checks what a verifying peer sends, not what "
-            "it refuses (issue 44)",
+            "a verifying peer's refusal of a card that does not open its position (14.6)",
+            "not yet a case of its own: our peers give only committed cards (issue 44)",
         ),
         (
             "`give_up` and `accuse` (oldmaid.md 5.8, 5.9)",
