@@ -85,6 +85,7 @@ async def _played(
     encoder = msgspec.json.Encoder()
     started, ended = trio.Event(), trio.Event()
     joined: set[str] = set()
+    unverified: set[str] = set()  # refused at a --verified table: joined without verify
     outcomes: list[Any] = []
 
     def record(key: GameKey, line: dict[str, Any]) -> None:
@@ -109,6 +110,7 @@ async def _played(
         linger=settings.exit_within,
         advertise=False,
         on_join=joined.add,
+        on_unverified=unverified.add,
         listener=None if network is None else await network.listen(HOST),
         admit=None if network is None else boxes.admitting(job, network),
     )
@@ -152,6 +154,12 @@ async def _played(
                 programs_ended = await _stop(runs, settings.exit_within)
             nursery.cancel_scope.cancel()
     outcome = outcomes[0] if outcomes else None
+    for name in unverified - joined:
+        faults.setdefault(
+            name,
+            "joined without verify, which a --verified tournament refuses "
+            "(docs/protocols/oldmaid.md 14.5, 14.6)",
+        )
     result = _judged(job, outcome, joined, runs, exits, faults, began)
     result = msgspec.structs.replace(result, played=round(played_span(runs, programs_ended), 6))
     files = {"transcript.jsonl": b"".join(line + b"\n" for line in records)}

@@ -72,6 +72,8 @@ class TableConfig:
     )
     # Told each nick that joins, as it joins (a tournament knows who came).
     on_join: Callable[[str], object] | None = field(default=None, compare=False)
+    # Told each nick whose join a --verified table refused (it did not ask to verify).
+    on_unverified: Callable[[str], object] | None = field(default=None, compare=False)
     # Told how each game ended, as it ends (``ring serve`` prints it).
     on_end: Callable[[GameOutcome], object] | None = field(default=None, compare=False)
     # Every game's records go here (ring.games.record); the transcript writer is one

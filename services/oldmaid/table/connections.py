@@ -288,6 +288,8 @@ class TableServer:
             if refused is not None:
                 return error(refused)
         if self.config.verified and not request.verify:
+            if self.config.on_unverified is not None:
+                self.config.on_unverified(request.nick)
             return error(VERIFIED_ONLY)
         address = self._join_address(client, request)
         if isinstance(address, str):
