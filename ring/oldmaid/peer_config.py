@@ -54,6 +54,10 @@ class PeerConfig:
         default=None, compare=False
     )
     choose_pick: Callable[[int], int] | None = field(default=None, compare=False)
+    # serve_other: answer each pick from an offer of two cards or more with the card of the
+    # next position, and its salt: a card that does not open the picked position (a
+    # cheating offerer, whose picker must refuse the card, 14.6).
+    serve_other: bool = False
     on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id

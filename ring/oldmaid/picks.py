@@ -71,9 +71,12 @@ class Picks:
             except trio.TooSlowError:
                 raise fault(nick, f"did not pick within {timeout:g} s") from None
             if isinstance(event, Pick):
-                reply = self._turns.give(event, offered)
+                served = event
+                if self._config.serve_other and offered > 1 and 0 <= event.card_num < offered:
+                    served = Pick(card_num=(event.card_num + 1) % offered, mac=event.mac)
+                reply = self._turns.give(served, offered)
                 if reply.ok:  # the position's salt, in a verified game (protocol 14.6)
-                    position = offered - 1 if event.card_num == offered else event.card_num
+                    position = offered - 1 if served.card_num == offered else served.card_num
                     reply.salt = self.reporting.salt(nick, position)
                 await link.send(reply)
                 if not reply.ok:

@@ -96,6 +96,12 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "a verified game of three in which a stranger sends it a turn as its right "
          "neighbour with a wrong proof: refuse it, report it, play on",
          "oldmaid.md 14.5", Stage((P, "ours1", "ours2"), verified=True, forges_turn=True)),
+        ("oldmaid.verify.wrong-card",
+         "a verified game of three in which its right neighbour answers its picks with the card "
+         "of another position: refuse the card, accuse it (wrong_card), and stop once the table "
+         "ends the game naming it", "oldmaid.md 14.6",
+         Stage((P, "ours", "cheat"), verified=True, parts=(Part("cheat", serves_other=True),),
+               aborted_by="cheat")),
         ("oldmaid.end.table-dies",
          "its table connection closes mid-game (the table died): stop within a few seconds",
          "oldmaid.md 7.10", Stage((P, "ours1", "ours2"), table_dies_at_draw=3)),
@@ -147,4 +153,5 @@ TESTS = {
         rules.OLDMAID_TO_END,
     ),
     "oldmaid.verify.forged-turn": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
+    "oldmaid.verify.wrong-card": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
 }

@@ -56,6 +56,9 @@ class Part:
     leaves_at_draw: int | None = None  # leave the table at this draw of its own: an abort
     # Write its ok to an offer and its pick in one write, whatever the offer's stream flag.
     pick_with_ok: bool = False
+    # Answer each pick with the card of another position (and its salt): a cheat its
+    # verifying picker must refuse (14.6).
+    serves_other: bool = False
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,10 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     outcome = outcomes[0]
     context.judge.note(outcome.line)
     failed = _failure(outcome, watch, stage)
+    if failed is None and stage.aborted_by is not None and outcome.state is GameState.OVER:
+        # Not the program's doing: the part whose doing ends the game never struck, so the
+        # case proved nothing (an ERROR, for the checker to fix, not a PASS).
+        raise RuntimeError(f"our player {stage.aborted_by} never did what this case needs")
     if failed is not None and stage.together and not watch.streams:
         context.judge.warn(
             f"it reads one message a recv: an ok and a pick in one segment broke it "
@@ -372,6 +379,7 @@ async def _our_player(
             choose_pick=choose_ends if part.picks_ends else None,
             on_event=on_event,
             pick_with_ok=part.pick_with_ok,
+            serve_other=part.serves_other,
             wrap_stream=SplitSends if split else None,
             # A verified game waits for the report of every exchange (14.6), which a
             # player leaving the moment it passes the turn may not have sent; the

@@ -26,10 +26,6 @@ UNTESTED: dict[str, list[tuple[str, str]]] = {
     ],
     "oldmaid": [
         (
-            "a verifying peer's refusal of a card that does not open its position (14.6)",
-            "not yet a case of its own: our peers give only committed cards (issue 44)",
-        ),
-        (
             "`give_up` and `accuse` (oldmaid.md 5.8, 5.9)",
             "requests a peer may send, never must",
         ),

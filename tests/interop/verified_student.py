@@ -10,6 +10,13 @@ salt, acks each offer it takes, checks each card it picks, and reports both
 sides of every exchange: its ``gave`` carries the salts of every position of
 the offer that was taken, so that the table can open the whole commitment
 (``[]`` for a pass). ``cheat_peer.py --verify`` cheats on top of it.
+
+``--no-card-check``
+    a student who forgot the picker's check (14.6, "The answers"): it takes
+    whatever card comes back for its pick without checking
+    ``card_hash(salt, card)`` against the offer's ``hashes[card_num]``, so it
+    never refuses a card nor accuses with ``wrong_card``; its ``received``
+    is the same as ever, with the card and salt it got.
 """
 
 import hashlib
@@ -43,6 +50,7 @@ class VerifiedPeer(student_peer.Peer):
         self.offers = {}  # receiver's nick -> our last offer to it: seq, cards, salts, mac
         self.pending_gave = None
         self.salt_rng = random.Random(args.seed)
+        self.card_check = not getattr(args, "no_card_check", False)
 
     def join_message(self, port):
         return {**super().join_message(port), "verify": True}
@@ -175,7 +183,8 @@ class VerifiedPeer(student_peer.Peer):
             salt = rep.get("salt")
             hashes = msg["hashes"]
             opened = isinstance(salt, str) and 0 <= position < len(hashes)
-            if not opened or card_hash(salt, card) != hashes[position]:
+            # --no-card-check: a student who forgot this check takes whatever came
+            if self.card_check and (not opened or card_hash(salt, card) != hashes[position]):
                 self.refuse_card(msg, position, card, salt)
             report.update(card_num=position, card=list(self.receipt_card(card)), salt=salt)
         self.held_seq = msg["seq"]
@@ -217,7 +226,12 @@ class VerifiedPeer(student_peer.Peer):
 
 
 def main():
-    args = student_peer.parse_args()
+    argv = sys.argv[1:]
+    no_card_check = "--no-card-check" in argv
+    if no_card_check:
+        argv.remove("--no-card-check")
+    args = student_peer.parse_args(argv)
+    args.no_card_check = no_card_check
     student_peer.play(VerifiedPeer(args), args)
 
 

@@ -41,6 +41,8 @@ STUDENT = (
     "--table",
     "{table}",
 )
+# tests/interop's stand-in for a student's peer with the verification extension added.
+VERIFIED_STUDENT = (sys.executable, str(INTEROP / "verified_student.py"), *STUDENT[2:])
 MOVE_LIMIT = 1.0  # so that a program that missed a message fails in a second
 # Student programs written from the handouts by other hands (clients/README.md).
 CLIENTS = HERE / "clients"
@@ -131,9 +133,11 @@ GAMES = {
             ),
             # tests/interop's verifying student, which never checks a proof it is sent: it
             # takes the forged turn, draws out of turn, and breaks.
-            "oldmaid.verify.forged-turn": (
-                (sys.executable, str(INTEROP / "verified_student.py"), *STUDENT[2:]),
-                "crashed",
+            "oldmaid.verify.forged-turn": (VERIFIED_STUDENT, "crashed"),
+            # The same student, forgetting to check a card against the offer's commitment.
+            "oldmaid.verify.wrong-card": (
+                (*VERIFIED_STUDENT, "--no-card-check"),
+                "rule false_receipt",
             ),
         },
     ),
@@ -221,6 +225,7 @@ def test_our_bot_passes_every_case(game: str, tmp_path: Path) -> None:
 EXTENSIONS = {
     "oldmaid.verify.game": "it does not verify",
     "oldmaid.verify.forged-turn": "it does not verify",
+    "oldmaid.verify.wrong-card": "it does not verify",
 }
 # The verifying client written from the protocol document alone (tests/interop/doc_client).
 DOC_CLIENT = (sys.executable, str(INTEROP / "doc_client" / "verified_peer.py"), *STUDENT[2:])
