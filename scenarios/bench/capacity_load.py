@@ -284,7 +284,9 @@ GAMES: dict[str, PlayOne] = {
 async def run_load(
     load: str, address: tuple[str, int], slots: int, duration: float, seed: int, think: float
 ) -> LoadFigures:
-    """``slots`` games at once, each slot starting its next game until ``duration`` is over."""
+    """``slots`` games at once, each slot starting its next game until ``duration`` is over
+    (and its first game whenever it starts: a slot that a loaded machine starts late still
+    plays one)."""
     rec = Recorder()
     if load == "oldmaid":
         time_table_requests(rec, Pace(think, f"{seed}-oldmaid"))
@@ -296,7 +298,7 @@ async def run_load(
         # Slots start evenly over RAMP seconds, as a class arrives, not in one instant.
         await trio.sleep(min(RAMP, duration / 2) * number / slots)
         game = 0
-        while trio.current_time() < stop_starting:
+        while game == 0 or trio.current_time() < stop_starting:
             await play(address, GameId(seed, number, game, think), rec)
             game += 1
 

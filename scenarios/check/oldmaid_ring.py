@@ -122,7 +122,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         deck=stacked_deck(len(stage.seats), singles) if singles is not None else None,
         linger=1.0,
         last_pair_grace=1.0,
-        turn_timeout=max(5.0, 4 * move_limit),
+        # Split, every byte the program gets takes its own wakeup: on a loaded machine its
+        # first draw may come seconds late, which is not a stall.
+        turn_timeout=max(4 * SPLIT_PATIENCE if stage.split else 5.0, 4 * move_limit),
         verified=stage.verified,
         hub=hub,
     )
