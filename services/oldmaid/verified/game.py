@@ -165,8 +165,14 @@ class VerifiedGame:
 
     async def _end_when_reported(self) -> None:
         """Announce once the ledger has checked every report (the last exchange's are
-        normally a moment away), or, after ``REPORT_GRACE``, end naming who it waits for."""
-        with trio.move_on_after(REPORT_GRACE):
+        normally a moment away), or, after ``REPORT_GRACE``, end naming who it waits for;
+        no later than the report timeout the ledger's wait began under would have named it
+        (a short game can end long after a report went missing)."""
+        grace = REPORT_GRACE
+        if self._waits_since is not None:
+            due = self._waits_since + self._report_timeout - trio.current_time()
+            grace = max(0.0, min(grace, due))
+        with trio.move_on_after(grace):
             # Woken by the ledger going idle, it may wait again already: a report that
             # completed one exchange may be followed at once by the first report of the
             # next (the other side's is a moment away). So wait while it waits.
