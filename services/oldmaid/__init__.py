@@ -6,7 +6,8 @@
   ``accusations``); its vocabulary (``events``), seat arithmetic (``seats``), what a
   stalled game's abort says (``stalls``).
 - ``verified/``: a verified game (protocol 14.6): the ledger of every card and who lied
-  (``ledger``), the table's side of it (``play``), and its timers (``game``).
+  (``ledger``, fed ``entries``), a picker's refused card weighed (``refusals``), the table's
+  side of it (``play``), and its timers (``game``).
 - ``table/``: the Trio server around them: ``ring table`` and ``serve_tables``
   (``server``), the connections (``connections``), one game's players and end
   (``game``), its records (``records``), its configuration (``config``), how it ended

@@ -52,7 +52,7 @@ from services.oldmaid.referee.rules import (
 from services.oldmaid.referee.stalls import stuck_reason
 from services.oldmaid.table.outcome import GameOutcome, pairs_text
 from services.oldmaid.table.records import Transcript
-from services.oldmaid.verified.game import HOLD_AT_LEAST, REPORT_TIMEOUT, VerifiedGame
+from services.oldmaid.verified.game import REPORT_TIMEOUT, VerifiedGame
 from services.oldmaid.verified.play import VerifiedPlay, abort_reason
 
 # How long the shutdown notices may take, all games together.
@@ -160,11 +160,9 @@ class Game:
             return
         if shutting_down:
             self.referee.abort("the table shut down")
-        if self.verified is not None and self.verified.held_from == nick:
-            # It accused, and leaves as it said it would; its accusation is weighed once
-            # the reports are in, and the game ends on that (or on the reports' timeout).
-            pass
-        else:
+        # An accuser whose accusation is held leaves as it said it would: the game ends on
+        # the accusation, weighed once the reports are in (or on the reports' timeout).
+        if self.verified is None or self.verified.held_from != nick:
             self.referee.leave(nick)  # aborts a game under way if the player is still in
         self.record_decisions()
         if all(other.closed for other in self.clients.values()):
@@ -212,7 +210,7 @@ class Game:
                 return error(f"this connection is {nick}, not {request.nick}")
             if self.verified is not None and self.verified.proves(nick, request):
                 if self.referee.state is GameState.PLAYING:  # held for the reports (14.6)
-                    self._nursery.start_soon(self._weigh_held_later)
+                    self._nursery.start_soon(self.verified.weigh_held_later)
                     return ok(message="the table weighs it once every report is in")
                 return ok(message=self.referee.reason or "the game is over")
             message = self.referee.accuse(nick, request.accused, request.rule, request.evidence)
@@ -263,14 +261,6 @@ class Game:
         await trio.sleep(self._last_pair_grace)
         if self.referee.decided:
             self.referee.end_without_pairs()
-            self.record_decisions()
-            await self.announce_end()
-
-    async def _weigh_held_later(self) -> None:
-        """Weigh a held accusation of a verified game once its least wait has passed."""
-        await trio.sleep(HOLD_AT_LEAST)
-        if self.verified is not None and self.referee.state is GameState.PLAYING:
-            self.verified.weigh_held()
             self.record_decisions()
             await self.announce_end()
 

@@ -106,12 +106,16 @@ class VerifiedGame:
             self.held_from or "", self._held_seq
         )
 
-    def weigh_held(self) -> None:
-        """Act on the held accusation if its time has come and no other report is awaited;
-        the table calls it ``HOLD_AT_LEAST`` after the accusation (later reports call it
-        through ``act_on``; the report timeout ends a game that waits for ever)."""
-        if self._held is not None and self._weighable():
-            self.act_on(None)
+    async def weigh_held_later(self) -> None:
+        """Act on the held accusation ``HOLD_AT_LEAST`` after it came, if no other report
+        is awaited then (later reports weigh it through ``act_on``; the report timeout
+        ends a game that waits for ever). The table starts it as the accusation comes."""
+        await trio.sleep(HOLD_AT_LEAST)
+        if self._held is None or not self._weighable():
+            return
+        self.act_on(None)
+        if self._referee.state is not GameState.PLAYING:
+            await self._on_decided()
 
     def act_on(self, lie: Lie | None) -> None:
         """Abort on a lie the ledger found; note whether it waits for a report."""

@@ -22,65 +22,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import JOKER, Card
+from services.oldmaid.verified.entries import Drew, Entry, Gave, Lie, Out, Received, Threw
 
-
-@dataclass(frozen=True)
-class Drew:
-    card: Card
-    last: bool  # the deck's last card: the drawer holds the first turn of the offers
-
-
-@dataclass(frozen=True)
-class Threw:
-    cards: tuple[Card, Card]  # a discard the table accepted
-
-
-@dataclass(frozen=True)
-class Out:
-    pass  # the table counted this player out
-
-
-@dataclass(frozen=True)
-class Gave:
-    """The offerer's report: it handed exchange ``seq`` to ``to``; ``ack`` is to's;
-    ``salts`` open each position of its commitment (None: it sent none)."""
-
-    seq: int
-    to: str
-    mac: str
-    ack: str | None
-    salts: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Received:
-    """The receiver's report: the offer as it came, and (for cards) what it picked."""
-
-    seq: int
-    sender: str
-    num_cards: int
-    hashes: tuple[str, ...]
-    mac: str
-    card_num: int | None = None
-    card: Card | None = None
-    salt: str | None = None
-
-
-Entry = Drew | Threw | Out | Gave | Received
-
-
-@dataclass(frozen=True)
-class Lie:
-    """What the ledger found: the rule, the words, and who is to blame (if anyone can be)."""
-
-    rule: str
-    what: str
-    culprit: str | None
-    suspects: tuple[str, ...] = ()
+__all__ = ["Drew", "Entry", "Gave", "Ledger", "Lie", "Out", "Received", "Threw"]
 
 
 def _show(card: Card) -> str:
@@ -504,60 +451,6 @@ class Ledger:
         if holder is None:
             return None
         return next((e for e in self._streams[holder] if isinstance(e, Gave) and e.seq == k), None)
-
-    def refused_card(self, picker: str, evidence: Mapping[str, object]) -> Lie:
-        """A picker's ``wrong_card`` accusation: the offer, the index and what came (14.6)."""
-        try:
-            sender = str(evidence["from"])
-            seq = int(evidence["seq"])  # type: ignore[call-overload]
-            hashes = tuple(str(h) for h in evidence["hashes"])  # type: ignore[attr-defined]
-            mac = str(evidence["mac"])
-            card_num = int(evidence["card_num"])  # type: ignore[call-overload]
-            card = evidence["card"]
-            salt = evidence.get("salt")
-        except (KeyError, TypeError, ValueError):
-            return Lie(
-                "wrong_card", f"{picker} refused a card, with evidence the table cannot read", None
-            )
-        if not isinstance(card, Card) or sender not in self._secrets:
-            return Lie("wrong_card", f"{picker} refused a card from {sender}", None, (picker,))
-        expected = exchanges.offer_mac(
-            self._secrets[sender],
-            seq=seq,
-            sender=sender,
-            to=picker,
-            num_cards=len(hashes),
-            hashes=hashes,
-        )
-        if not exchanges.same(expected, mac):
-            return Lie(
-                "wrong_card",
-                f"{picker} refused a card from {sender}, showing an offer without {sender}'s mac",
-                None,
-                (sender, picker),
-            )
-        position = exchanges.opened_position(hashes, card, salt if isinstance(salt, str) else None)
-        if position == card_num:
-            return Lie(
-                "false_accusation",
-                f"{picker} refused the {_show(card)} from {sender}, which is the card its "
-                f"pick of card {card_num} committed to",
-                picker,
-            )
-        if position is not None:
-            return Lie(
-                "wrong_card",
-                f"{sender} answered {picker}'s pick of card {card_num} with card {position} "
-                f"(the {_show(card)})",
-                sender,
-            )
-        return Lie(
-            "wrong_card",
-            f"{picker} refused the {_show(card)} from {sender}, which opens no card of the offer "
-            f"({sender} sent it, or {picker} made it up)",
-            None,
-            (sender, picker),
-        )
 
     def joker_holder(self) -> str | None:
         return next((n for n, hand in self.hands.items() if hand[JOKER] > 0), None)

@@ -21,6 +21,7 @@ from ring.oldmaid.cards import Card, parse_card
 from ring.oldmaid.messages import Accuse, Gave, Received
 from services.oldmaid.referee.events import Dealt, Discarded, RefereeEvent, WentOut
 from services.oldmaid.verified import ledger
+from services.oldmaid.verified.refusals import refused_card
 
 
 def joined_text(nicks: Sequence[str]) -> str:
@@ -92,7 +93,7 @@ class VerifiedPlay:
         evidence = dict(request.evidence)
         if request.rule == "wrong_card":
             evidence["card"] = _card(evidence.get("card"))
-            return self.ledger.refused_card(accuser, evidence)
+            return refused_card(self._secrets, accuser, evidence)
         if request.rule == "false_out" and accused in self._secrets and accused not in out:
             ack = evidence.get("ack")
             expected = exchanges.out_ack(self._secrets[accused], accuser)

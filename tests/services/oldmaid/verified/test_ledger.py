@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import JOKER, Card, full_deck, partner
 from services.oldmaid.verified.ledger import Drew, Entry, Gave, Ledger, Lie, Out, Received, Threw
+from services.oldmaid.verified.refusals import refused_card
 
 
 @dataclass
@@ -443,7 +444,7 @@ def test_refusing_the_committed_card_is_a_false_accusation() -> None:
     game = honest_game(22, 3)
     x = a_card_exchange(game)
     assert x.received.card is not None
-    lie = ledger_of(game).refused_card(x.receiver, refusal(x, x.received.card, x.received.salt))
+    lie = refused_card(game.secrets, x.receiver, refusal(x, x.received.card, x.received.salt))
     assert (lie.rule, lie.culprit) == ("false_accusation", x.receiver)
 
 
@@ -458,7 +459,7 @@ def test_answering_a_pick_with_another_committed_card_is_wrong_card() -> None:
         cards=hand_order(game, x),
     )  # fmt: skip
     assert offer.hashes == r.hashes
-    lie = ledger_of(game).refused_card(
+    lie = refused_card(game.secrets,
         x.receiver, refusal(x, offer.cards[other], offer.salt_of(other))
     )
     assert (lie.rule, lie.culprit) == ("wrong_card", x.sender)
@@ -477,7 +478,7 @@ def hand_order(game: HonestGame, x: Exchange) -> list[Card]:
 def test_a_refusal_with_a_card_that_opens_nothing_names_no_one() -> None:
     game = honest_game(24, 3)
     x = a_card_exchange(game)
-    lie = ledger_of(game).refused_card(x.receiver, refusal(x, JOKER, "0" * 32))
+    lie = refused_card(game.secrets, x.receiver, refusal(x, JOKER, "0" * 32))
     assert lie.culprit is None and set(lie.suspects) == {x.sender, x.receiver}
 
 
