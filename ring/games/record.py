@@ -29,6 +29,7 @@ here and needs no per-service adapter.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -356,6 +357,11 @@ def read_game(path: str | Path) -> GameRecord:
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of the envelope records, as published in docs/logs.md."""
     (start, end), components = msgspec.json.schema_components((Start, End))
+    # msgspec 0.23 dedents a docstring where 0.22 kept it as written: clean it here, so
+    # the schema is the same whichever a fresh install brings.
+    for component in components.values():
+        if "description" in component:
+            component["description"] = inspect.cleandoc(component["description"])
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"cardring game record envelope, version {SCHEMA_VERSION}",
