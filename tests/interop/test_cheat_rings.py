@@ -67,23 +67,9 @@ def test_no_honest_player_is_ever_named(attack: str, players: int, seed: int) ->
 VERIFIED_GAMES = {"out-with-joker": (6, 27_503)}
 
 
-# A known, open defect (issue 44), reported by every run that meets it: when the chain of
-# offers that a cheater's second turn starts is judged before the true chain, the ledger
-# takes the true one for the second and names its honest offerer (two_turns). Met once in
-# about eight full runs, in the ring and seed this attack gets here; not hidden, not strict.
-SECOND_CHAIN_FIRST = pytest.mark.xfail(
-    strict=False,
-    reason="issue 44, open: a second turn's chain judged before the true one can name an "
-    "honest offerer (two_turns)",
-)
-
-
 @pytest.mark.parametrize(
     "attack",
-    [
-        pytest.param(attack, marks=SECOND_CHAIN_FIRST) if attack == "double-turn-offer" else attack
-        for attack in sorted(CAUGHT_VERIFIED)
-    ],
+    sorted(CAUGHT_VERIFIED),
 )
 def test_each_attack_in_a_verified_game_names_the_cheater(attack: str) -> None:
     index = sorted(CAUGHT_VERIFIED).index(attack)

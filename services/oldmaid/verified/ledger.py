@@ -279,32 +279,48 @@ class Ledger:
         return None
 
     def _judge_second_offer(self, receiver: str, got: Received) -> bool:
-        """Judge an offer of an exchange already judged, once its offerer's reports tell
-        whether the offerer was handed a second turn first; False while they do not.
+        """Judge an offer of an exchange already judged, once the reports tell whose
+        second turn it comes from; False while they do not yet.
 
         An honest player that a cheater hands a second turn (a pass with a spent
-        exchange number) offers from it, with the next number, which is spent too:
-        that offer is its receiver's to report, and may reach the table before the
-        offerer's report of the turn it was handed. Naming the offerer then would
-        name the wrong player, so the offerer's stream decides: a second offer it
-        received before this one is judged first (it names whoever handed it);
-        its report of this offer with none before it makes the offer its own lie;
-        neither yet, and the ledger waits (``stalled`` names the offerer if its
-        reports never come).
+        exchange number) offers from it, with the next number, which is spent too;
+        so does the next player of that second chain, and so on. Those offers may
+        reach the table before the reports of the turns that led to them, and the
+        true chain may be judged first. Naming the offerer would then name an honest
+        player, so ``_second_turn_lie`` walks the second chain back to the player that
+        offered one exchange twice.
         """
-        lie = self._stale_lie(receiver, got)
-        if lie.rule == "two_turns":  # a report twice or a bad mac is judged as it comes
-            for earlier in self._streams[got.sender]:
-                if isinstance(earlier, Received) and earlier.seq <= self.seq:
-                    lie = self._stale_lie(got.sender, earlier)
-                    break
-                if isinstance(earlier, Gave) and earlier.seq == got.seq and earlier.to == receiver:
-                    break
-            else:
-                return False
+        lie, decided = self._second_turn_lie(receiver, got)
+        if not decided:
+            return False
         if self.lie is None:
             self.lie = lie
         return True
+
+    def _second_turn_lie(self, receiver: str, got: Received) -> tuple[Lie, bool]:
+        """The lie behind an offer of a spent exchange: its offerer's, if its offerer
+        reported making it holding no second turn; else the lie of the second turn
+        the offerer was handed first, walked back to where the chain forked. With
+        whether it is decided: False while a report that decides it has not come (the
+        lie is then the deepest one the reports reach).
+
+        Each step back is to an offer of a smaller exchange, so the walk ends."""
+        lie = self._stale_lie(receiver, got)
+        decided = True
+        while lie.rule == "two_turns" and decided:  # a report twice, a bad mac: as it comes
+            offerer, turn = got.sender, None
+            for earlier in self._streams[offerer]:
+                if isinstance(earlier, Gave) and earlier.seq == got.seq and earlier.to == receiver:
+                    break
+                if isinstance(earlier, Received):
+                    turn = earlier  # the last turn it was handed before it offered
+            else:
+                decided = False  # its report of this offer is still to come
+            if turn is None or turn.seq >= got.seq:
+                return lie, decided  # it offered holding no second turn: its own lie
+            receiver, got = offerer, turn  # it offered from a second turn it was handed
+            lie = self._stale_lie(receiver, got)
+        return lie, decided
 
     def _stale_lie(self, receiver: str, got: Received) -> Lie:
         """A report of an exchange already judged: a second offer of it, or a report twice."""
@@ -366,9 +382,9 @@ class Ledger:
         """
         for receiver, stream in self._streams.items():
             if stream and isinstance(stream[0], Received) and stream[0].seq <= self.seq:
-                # A second offer whose offerer never reported it, nor a turn handed to it
-                # before it (``_judge_second_offer``): the offer is its own.
-                return self._stale_lie(receiver, stream[0])
+                # A second offer whose chain back ends at a player that never reported
+                # its offer, nor a turn handed to it before it: the offer is its own.
+                return self._second_turn_lie(receiver, stream[0])[0]
         k = self.seq + 1
         holder = self.holder
         if holder is None:

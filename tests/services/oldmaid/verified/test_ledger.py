@@ -459,8 +459,8 @@ def test_answering_a_pick_with_another_committed_card_is_wrong_card() -> None:
         cards=hand_order(game, x),
     )  # fmt: skip
     assert offer.hashes == r.hashes
-    lie = refused_card(game.secrets,
-        x.receiver, refusal(x, offer.cards[other], offer.salt_of(other))
+    lie = refused_card(
+        game.secrets, x.receiver, refusal(x, offer.cards[other], offer.salt_of(other))
     )
     assert (lie.rule, lie.culprit) == ("wrong_card", x.sender)
 
@@ -497,7 +497,8 @@ def test_discarding_a_card_received_without_reporting_it_names_the_receiver() ->
 class SecondTurn:
     """A cheater (``x``'s offerer) passes ``x``'s spent number to ``victim`` as well; the
     victim, honest, passes the turn on to ``next_one`` with the next number. What the
-    victim reports of it (``handed``, then ``gave``) and what ``next_one`` does (``taken``)."""
+    victim reports of it (``handed``, then ``gave``), what ``next_one`` does (``taken``),
+    and the cheater's report of its second offer (``cheat``)."""
 
     x: Exchange
     victim: str
@@ -505,6 +506,7 @@ class SecondTurn:
     handed: Received
     taken: Received
     gave: Gave
+    cheat: Gave
 
 
 def second_turn(game: HonestGame) -> SecondTurn:
@@ -519,11 +521,13 @@ def second_turn(game: HonestGame) -> SecondTurn:
         game.secrets[victim], seq=x.seq + 1, sender=victim, to=next_one, cards=[]
     )
     ack = exchanges.ack_mac(game.secrets[next_one], onward.mac)
+    ack_of_victim = exchanges.ack_mac(game.secrets[victim], cheat.mac)
     return SecondTurn(
         x, victim, next_one,
         handed=Received(x.seq, x.sender, 0, (), cheat.mac),
         taken=Received(x.seq + 1, victim, 0, (), onward.mac),
         gave=Gave(x.seq + 1, next_one, onward.mac, ack, onward.salts),
+        cheat=Gave(x.seq, victim, cheat.mac, ack_of_victim, ()),
     )  # fmt: skip
 
 
@@ -544,13 +548,24 @@ def test_a_second_turn_names_who_handed_it_though_its_onward_offer_is_reported_f
     # offer before the victim's own reports came, and the victim was named (two_turns).
     ledger, turn = onward_reported_first(19)
     x = turn.x
-    assert ledger.record(turn.victim, turn.handed) == Lie(
+    assert ledger.record(turn.victim, turn.handed) is None  # the cheater's report decides
+    assert ledger.record(x.sender, turn.cheat) == Lie(
         "two_turns",
         f"{x.sender} offered exchange {x.seq} to {turn.victim}, though it had handed exchange "
         f"{x.seq} to {x.receiver}",
         x.sender,
         (x.sender,),
     )
+
+
+def test_a_second_turn_its_giver_never_reports_names_the_giver_at_the_stall() -> None:
+    # The giver may itself have been handed its turn twice (then its report of that turn,
+    # before its second offer, names who did): without its reports, the stall names it.
+    ledger, turn = onward_reported_first(19)
+    assert ledger.record(turn.victim, turn.handed) is None
+    assert ledger.record(turn.victim, turn.gave) is None
+    lie = ledger.stalled()
+    assert (lie.rule, lie.culprit) == ("two_turns", turn.x.sender)
 
 
 def test_an_onward_offer_its_offerer_never_reports_names_it_at_the_stall() -> None:
@@ -586,3 +601,56 @@ def test_a_refused_exchange_leaves_the_ledger_waiting_only_for_the_refusers_repo
     assert ledger.seq == x.seq - 1 and ledger.waiting
     assert not ledger.waits_beyond(x.receiver, x.seq)
     assert ledger.waits_beyond(x.sender, x.seq)  # another's refusal: x's report is awaited
+
+
+def second_chain(game: HonestGame, length: int) -> tuple[str, dict[str, list[Entry]]]:
+    """The first exchange's offerer (the cheater) passes its number to the seat after its
+    receiver too, after its true offer; the second turn travels ``length`` honest passes on
+    around the ring, each with the next spent number, one seat ahead of the true turn.
+    Every player's words to the table (each second-chain report right after its player's
+    true offer from that point of the game, as an honest peer's come) and the cheater."""
+    x = game.exchanges[0]
+    cheater = x.sender
+    streams = {n: list(entries) for n, entries in game.streams.items()}
+    streams[cheater].insert(streams[cheater].index(x.gave) + 1, None)  # type: ignore[arg-type]
+    sender, seq = cheater, x.seq
+    seats = game.seats
+    receiver = seats[(seats.index(x.receiver) + 1) % len(seats)]  # the next seat on
+    for step in range(length + 1):
+        offer = exchanges.commit(
+            game.secrets[sender], seq=seq, sender=sender, to=receiver, cards=[]
+        )
+        ack = exchanges.ack_mac(game.secrets[receiver], offer.mac)
+        gave = Gave(seq, receiver, offer.mac, ack, offer.salts)
+        streams[sender][streams[sender].index(None)] = gave  # type: ignore[arg-type]
+        entries = streams[receiver]
+        true_offer = next(
+            (i for i, e in enumerate(entries) if isinstance(e, Gave) and e.seq > seq),
+            len(entries) - 1,
+        )
+        handed = [Received(seq, sender, 0, (), offer.mac)] + ([None] if step < length else [])
+        entries[true_offer + 1 : true_offer + 1] = handed  # type: ignore[list-item]
+        onward = seats[(seats.index(receiver) + 1) % len(seats)]
+        sender, receiver, seq = receiver, onward, seq + 1
+    return cheater, streams
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    length=st.integers(0, 3),
+    interleaving=st.randoms(use_true_random=False),
+)
+def test_a_second_turn_names_who_handed_it_however_far_it_travelled(
+    seed: int, length: int, interleaving: random.Random
+) -> None:
+    # Seen in a fresh clone's make test (6 players, seed 27507): the true chain was judged
+    # first, then the offers two passes down the second chain before the pass that began
+    # it, and the honest player that second pass came from was named.
+    game = honest_game(seed, 6)
+    if len(game.exchanges) < length + 2:
+        return
+    cheater, streams = second_chain(game, length)
+    order = [interleaving.randrange(6) for _ in range(sum(map(len, streams.values())))]
+    lie = feed(ledger_of(game), streams, order)
+    assert lie is not None and (lie.rule, lie.culprit) == ("two_turns", cheater), lie
