@@ -111,6 +111,7 @@ async def _played(
         advertise=False,
         on_join=joined.add,
         on_unverified=unverified.add,
+        expected=frozenset(names),
         listener=None if network is None else await network.listen(HOST),
         admit=None if network is None else boxes.admitting(job, network),
     )

@@ -72,6 +72,9 @@ class TableConfig:
     )
     # Told each nick that joins, as it joins (a tournament knows who came).
     on_join: Callable[[str], object] | None = field(default=None, compare=False)
+    # The nicks a tournament's ring seats (one game): once each has joined, or been refused
+    # for joining without verify, the game starts without waiting out ``start_after``.
+    expected: frozenset[str] = frozenset()
     # Told each nick whose join a --verified table refused (it did not ask to verify).
     on_unverified: Callable[[str], object] | None = field(default=None, compare=False)
     # Told how each game ended, as it ends (``ring serve`` prints it).

@@ -79,6 +79,7 @@ class TableServer:
         self.advertiser: Advertiser | None = None  # set while advertised over mDNS
         self._numbers = itertools.count(1)
         self._finished = 0  # games ended whose players have gone (or lingered too long)
+        self._refused: set[str] = set()  # nicks refused for joining without verify
 
     @property
     def forming(self) -> Game:
@@ -290,6 +291,8 @@ class TableServer:
         if self.config.verified and not request.verify:
             if self.config.on_unverified is not None:
                 self.config.on_unverified(request.nick)
+            self._refused.add(request.nick)
+            await self._start_if_all_came()
             return error(VERIFIED_ONLY)
         address = self._join_address(client, request)
         if isinstance(address, str):
@@ -307,7 +310,20 @@ class TableServer:
             self.config.on_join(request.nick)
         if full:
             await game.start()
+        else:
+            await self._start_if_all_came()
         return None
+
+    async def _start_if_all_came(self) -> None:
+        """Start the forming game once every expected nick has joined it or been refused
+        for not verifying (``TableConfig.expected``): waiting out ``start_after`` would
+        only wait for programs that cannot join."""
+        expected, game = self.config.expected, self.forming
+        if not expected or game.referee.state is not GameState.WAITING:
+            return
+        joined = set(game.referee.joined)
+        if len(joined) >= 2 and expected <= joined | self._refused:
+            await game.start()
 
     def _join_address(self, client: Client, request: Join) -> Address | str:
         """Where the others will dial this player, or why the join gives none."""

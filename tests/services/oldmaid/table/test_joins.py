@@ -160,6 +160,24 @@ async def test_a_verified_table_refuses_an_older_clients_join_naming_the_section
     assert start["options"]["verified"] is True
 
 
+async def test_a_table_told_whom_to_expect_starts_once_the_last_is_refused() -> None:
+    """A tournament's ring at a verified table (``expected``): the one program that joins
+    without verify is refused, and the game starts with the others at once, not after
+    ``start_after``."""
+    expected = frozenset({"ann", "bob", "cy"})
+    async with table(players=3, verified=True, start_after=600.0, expected=expected) as running:
+        ann, bob, cy = [await running.client() for _ in range(3)]
+        for client, nick in ((ann, "ann"), (bob, "bob")):
+            await client.send({"cmd": "join", "nick": nick, "verify": True})
+        await until_in(cy, ["ann", "bob"])
+        assert_error(await cy.request({"cmd": "join", "nick": "cy"}), "verified games only")
+        with trio.fail_after(TIMEOUT):
+            replies = [await ann.reply(), await bob.reply()]
+        for reply in replies:
+            assert reply["result"] == "ok" and reply["report"] is True
+        assert (await cy.status())["state"] == "playing"
+
+
 async def test_a_table_of_any_games_says_nothing_of_the_mode(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     async with table(players=2, transcript=transcript) as running:
