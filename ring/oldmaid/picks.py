@@ -84,13 +84,14 @@ class Picks:
                     self._log.write("bad_pick", by=nick, card_num=event.card_num, num_cards=offered)
                     continue
                 assert reply.card is not None
-                self.reporting.served(nick, event)
+                signed = self.reporting.served(nick, event)
                 self._log.write(
                     "gave",
                     to=nick,
                     card_num=event.card_num,
                     num_cards=offered,
                     card=wire(reply.card),
+                    **signed,
                 )
                 return
             if isinstance(event, Invalid):

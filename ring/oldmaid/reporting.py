@@ -82,11 +82,15 @@ class Reporting:
             return None
         return commitment.salt_of(position)
 
-    def served(self, to: str, pick: Pick) -> None:
-        """We gave ``to`` the card of ``pick``: kept, should it pick again."""
+    def served(self, to: str, pick: Pick) -> dict[str, object]:
+        """We gave ``to`` the card of ``pick``: kept, should it pick again. In a verified
+        game, the exchange and the pick's mac, for the log (the offerer cannot check a
+        pick's mac; a checker that knows every secret can)."""
         commitment = self._commitments.get(to)
-        if self.on and commitment is not None:
-            self._served[to] = (commitment.seq, pick.card_num, pick.mac)
+        if not self.on or commitment is None:
+            return {}
+        self._served[to] = (commitment.seq, pick.card_num, pick.mac)
+        return {"seq": commitment.seq, "mac": pick.mac}
 
     def repeats_served(self, by: str, again: Pick) -> bool:
         """Whether ``again`` is a copy of the pick of ``by``'s that we served, mac and all,

@@ -92,6 +92,10 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "a verified game of three (--verified): proofs, a commitment to its whole hand, acks, "
          "signed picks and both reports of every exchange, judged by the table's ledger",
          "oldmaid.md 14.5, 14.6", Stage((P, "ours1", "ours2"), verified=True)),
+        ("oldmaid.verify.signed-picks",
+         "a verified game of three in which it picks from its right neighbour's offers: "
+         "every pick carries its mac (pick|picker|offerer|seq|card_num, with its secret)",
+         "oldmaid.md 14.6", Stage((P, "ours1", "ours2"), verified=True)),
         ("oldmaid.verify.forged-turn",
          "a verified game of three in which a stranger sends it a turn as its right "
          "neighbour with a wrong proof: refuse it, report it, play on",
@@ -152,6 +156,7 @@ TESTS = {
         rules.OLDMAID_VERIFIED_PLAY,
         rules.OLDMAID_TO_END,
     ),
+    "oldmaid.verify.signed-picks": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
     "oldmaid.verify.forged-turn": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
     "oldmaid.verify.wrong-card": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
 }

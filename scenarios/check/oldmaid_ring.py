@@ -273,6 +273,12 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rul
     failure = watch.failure()
     if failure is not None:
         return rules.OLDMAID_PICK, failure
+    if watch.unsigned:
+        more = len(watch.unsigned) - 1
+        return (
+            rules.OLDMAID_VERIFIED_PLAY,
+            watch.unsigned[0] + (f" (and {more} more like it)" if more else ""),
+        )
     if stage.goes_out and outcome.state is GameState.OVER and PROGRAM not in outcome.out:
         return (
             rules.OLDMAID_GO_OUT,

@@ -5,9 +5,10 @@ The table records every message the program sends and gets
 every exchange they have with it (``RingWatch.peer_event``, their event
 logs' sink). From them the watch keeps the last lines for a FAIL's report,
 the failures our peers saw (a pick outside an offer, a good pick refused:
-6.3), the habits they put up with (listening late, 13.1; a pick of
-``num_cards``, 13.3), and who holds the turn, so that a program sitting on
-it is named at once (``time_moves``).
+6.3; in a verified game, a pick without the program's mac: 14.6), the habits
+they put up with (listening late, 13.1; a pick of ``num_cards``, 13.3), and
+who holds the turn, so that a program sitting on it is named at once
+(``time_moves``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import trio
 
 from ring.games.record import GameKey
+from ring.oldmaid import exchanges, proofs
 from scenarios.check import obligations as rules
 from scenarios.check.obligations import Rule
 
@@ -38,6 +40,10 @@ class RingWatch:
         default_factory=lambda: collections.deque(maxlen=TRANSCRIPT_LINES)
     )
     failures: list[str] = field(default_factory=list)
+    # What the program did against the verified game's extension (14.6): its own list, as
+    # a verified game's rule (oldmaid.verified-play) is not the one of plain picks.
+    unsigned: list[str] = field(default_factory=list)
+    secret: str | None = None  # the program's game secret, once the table's game has a seed
     warnings: list[tuple[str, Rule]] = field(default_factory=list)  # and the rule each is of
     # Who holds the turn as far as our peers know, the event that handed it there and
     # when (time.monotonic()), and how long the program held each turn it was handed.
@@ -50,6 +56,9 @@ class RingWatch:
     changed: trio.Event = field(default_factory=trio.Event)  # the holder changed
 
     def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
+        if record.get("event") == "listening" and isinstance(record.get("seed"), int):
+            # The table derives every secret from its game's seed (14.5): so can we.
+            self.secret = proofs.secret_for(proofs.game_key(record["seed"]), PROGRAM)
         if record.get("nick") == PROGRAM and "dir" in record:
             arrow = "<-" if record["dir"] == "in" else "->"  # the report's: "->" is ours
             self.lines.append(f"table {arrow} {_short(record.get('msg'))}")
@@ -89,7 +98,9 @@ class RingWatch:
                 "the last card (13.3; card_num counts from 0, 6.3)",
                 rules.OLDMAID_COUNT,
             )
-        elif event == "bad_pick":
+        if event == "gave" and "seq" in record and self.secret is not None:
+            self._check_pick_mac(ours, record)
+        if event == "bad_pick":
             self._fail(
                 f"it picked card_num {card_num} from an offer of {num_cards} cards "
                 "(6.3: 0 <= card_num < num_cards)"
@@ -149,6 +160,24 @@ class RingWatch:
     def _warn(self, message: str, rule: Rule) -> None:
         if all(message != said for said, _ in self.warnings):
             self.warnings.append((message, rule))
+
+    def _check_pick_mac(self, ours: object, record: dict[str, Any]) -> None:
+        """A pick our peer served, in a verified game: its mac must be the program's."""
+        assert self.secret is not None
+        seq, card_num, mac = record["seq"], record.get("card_num"), record.get("mac")
+        if not isinstance(card_num, int):
+            return
+        text = f"pick|{PROGRAM}|{ours}|{seq}|{card_num}"
+        expected = exchanges.pick_mac(
+            self.secret, picker=PROGRAM, offerer=str(ours), seq=seq, card_num=card_num
+        )
+        if not isinstance(mac, str) or not exchanges.same(mac, expected):
+            self.unsigned.append(
+                f"its pick of card_num {card_num} from {ours}'s offer (exchange {seq}) carried "
+                + ("no mac" if mac is None else f"the mac {mac!r}")
+                + f", not its own {expected!r}: the mac of {text!r} keyed with its secret "
+                "(14.6)"
+            )
 
     def _fail(self, message: str) -> None:
         self.failures.append(message)

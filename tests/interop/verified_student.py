@@ -17,8 +17,15 @@ the offer that was taken, so that the table can open the whole commitment
     ``card_hash(salt, card)`` against the offer's ``hashes[card_num]``, so it
     never refuses a card nor accuses with ``wrong_card``; its ``received``
     is the same as ever, with the card and salt it got.
+
+``--bad-pick-mac``
+    a student who signs the wrong text for each pick (14.6, "Hashes and
+    macs"): the ``mac`` of its ``pick`` is over ``pick|<picker>|<offerer>|
+    <seq>|<card_num + 1>``, the card counted from 1, while the pick's own
+    ``card_num`` is right (from 0). It plays and reports as ever.
 """
 
+import argparse
 import hashlib
 import hmac
 import os
@@ -51,6 +58,7 @@ class VerifiedPeer(student_peer.Peer):
         self.pending_gave = None
         self.salt_rng = random.Random(args.seed)
         self.card_check = not getattr(args, "no_card_check", False)
+        self.bad_pick_mac = getattr(args, "bad_pick_mac", False)
 
     def join_message(self, port):
         return {**super().join_message(port), "verify": True}
@@ -197,7 +205,9 @@ class VerifiedPeer(student_peer.Peer):
         offer = getattr(self, "picking_from", None)
         if not self.reporting or offer is None:
             return super().pick_message(k)
-        text = f"pick|{self.nick}|{offer['from']}|{offer['seq']}|{k}"
+        # --bad-pick-mac: a student who counts the card from 1 in the mac's text
+        signed = k + 1 if self.bad_pick_mac else k
+        text = f"pick|{self.nick}|{offer['from']}|{offer['seq']}|{signed}"
         return {"cmd": "pick", "card_num": k, "mac": hexmac(self.secret, text)}
 
     def receipt_card(self, card):
@@ -226,12 +236,25 @@ class VerifiedPeer(student_peer.Peer):
 
 
 def main():
-    argv = sys.argv[1:]
-    no_card_check = "--no-card-check" in argv
-    if no_card_check:
-        argv.remove("--no-card-check")
+    ap = argparse.ArgumentParser(usage=argparse.SUPPRESS, add_help=False, allow_abbrev=False)
+    flags = ap.add_argument_group("verified-game flags (on top of student_peer's, below)")
+    flags.add_argument(
+        "--no-card-check",
+        action="store_true",
+        help="take a picked card without checking it against the offer's hash",
+    )
+    flags.add_argument(
+        "--bad-pick-mac",
+        action="store_true",
+        help="sign each pick's mac over card_num + 1 (counted from 1); the pick's "
+        "card_num stays 0-based",
+    )
+    own, argv = ap.parse_known_args(sys.argv[1:])
+    if "-h" in argv or "--help" in argv:
+        ap.print_help()
     args = student_peer.parse_args(argv)
-    args.no_card_check = no_card_check
+    args.no_card_check = own.no_card_check
+    args.bad_pick_mac = own.bad_pick_mac
     student_peer.play(VerifiedPeer(args), args)
 
 

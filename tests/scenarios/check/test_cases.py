@@ -131,6 +131,11 @@ GAMES = {
                 (*CHEAT, "commit-one-card", "--verify"),
                 "rule card_not_held",
             ),
+            # tests/interop's verifying student, its picks' mac text counting card_num from 1.
+            "oldmaid.verify.signed-picks": (
+                (*VERIFIED_STUDENT, "--bad-pick-mac"),
+                "not its own",
+            ),
             # tests/interop's verifying student, which never checks a proof it is sent: it
             # takes the forged turn, draws out of turn, and breaks.
             "oldmaid.verify.forged-turn": (VERIFIED_STUDENT, "crashed"),
@@ -224,6 +229,7 @@ def test_our_bot_passes_every_case(game: str, tmp_path: Path) -> None:
 # saying what it would take (case id -> what the warning says).
 EXTENSIONS = {
     "oldmaid.verify.game": "it does not verify",
+    "oldmaid.verify.signed-picks": "it does not verify",
     "oldmaid.verify.forged-turn": "it does not verify",
     "oldmaid.verify.wrong-card": "it does not verify",
 }
