@@ -41,6 +41,9 @@ class Join(Message, tag="join"):
     watch: bool = False
     # Our extra field (protocol 14.5): send me a secret and the proofs to expect.
     verify: bool = False
+    # With verify (protocol 14.6): I ask the table to witness an exchange I cannot
+    # finish, and make my moves of one it witnesses.
+    witness: bool = False
 
 
 class Draw(Message, tag="draw"):
@@ -184,6 +187,77 @@ class GameOver(Message, tag="game_over"):
     undiscarded: int = 0  # pairs never discarded (a player went out holding them)
 
 
+class OfferSeen(msgspec.Struct, omit_defaults=True):
+    """An offer of a verified game as it was sent or came (protocol 14.6), inside the
+    table's witness messages: its words, without the link's own fields."""
+
+    sender: Nick = msgspec.field(name="from")
+    seq: Seq
+    num_cards: Annotated[int, msgspec.Meta(ge=0, le=53)]
+    hashes: Hashes
+    mac: Hex
+
+
+class PickSeen(msgspec.Struct, omit_defaults=True):
+    """A verified pick (its position and the picker's mac), inside a witness message."""
+
+    card_num: Annotated[int, msgspec.Meta(ge=0, le=53)]
+    mac: Hex
+
+
+class Answer(msgspec.Struct, omit_defaults=True):
+    """A receiver's answer to an offer, inside a witness message: ``ok`` or ``out``,
+    with its ack (protocol 14.6)."""
+
+    result: Literal["ok", "out"]
+    ack: Hex
+
+
+class Witness(Message, tag="witness"):
+    """A verified player's request (protocol 14.6, the table as witness): finish this
+    exchange with ``to`` through the table. ``ack``: the offerer has the receiver's
+    ``ok``; ``pick``: the receiver picked and waits for the card."""
+
+    to: Nick
+    offer: OfferSeen
+    ack: Hex | None = None
+    pick: PickSeen | None = None
+
+
+class Move(Message, tag="move"):
+    """The move a player owes in an exchange the table witnesses (protocol 14.6): the
+    receiver's ``answer`` or ``pick``, or the offerer's ``card`` and ``salt``."""
+
+    seq: Seq
+    answer: Answer | None = None
+    pick: PickSeen | None = None
+    card: WireCard | None = None
+    salt: Hex | None = None
+
+    def __post_init__(self) -> None:
+        if self.card is not None:
+            self.card = _card_field(self.card, "$.card")
+
+
+class Witnessed(Message, tag="witnessed"):
+    """The table's notice of a witnessed exchange as it stands (protocol 14.6): sent to
+    both its players at every step; no reply. ``owes`` the player whose ``move`` it is
+    (None, ``move`` "done": complete)."""
+
+    seq: int
+    step: int
+    offerer: str
+    receiver: str
+    offer: OfferSeen
+    owes: str | None
+    move: str
+    answer: str | None = None
+    ack: str | None = None
+    pick: PickSeen | None = None
+    card: WireCard | None = None
+    salt: str | None = None
+
+
 Request = (
     Join
     | Draw
@@ -198,7 +272,10 @@ Request = (
     | YourTurn
     | Offer
     | Pick
+    | Witness
+    | Move
     | GameOver
+    | Witnessed
 )
 
 Result = Literal["ok", "error", "out", "last_card"]
@@ -225,6 +302,7 @@ class Reply(msgspec.Struct, omit_defaults=True):
     # Verified exchanges (protocol 14.6): the join reply's "report every exchange",
     # the receiver's ack in its ok (or out) to an offer, the picked card's salt.
     report: bool | None = None
+    witness: bool | None = None  # the join reply of a witnessed game (the table as witness)
     ack: str | None = None
     salt: str | None = None
 

@@ -44,6 +44,7 @@ from ring.oldmaid.messages import (
     Join,
     LeftWithTurn,
     Message,
+    Move,
     Offer,
     OutOfCards,
     Pick,
@@ -51,6 +52,8 @@ from ring.oldmaid.messages import (
     Reply,
     Request,
     Status,
+    Witness,
+    Witnessed,
     YourTurn,
     decode,
     encode,
@@ -111,16 +114,20 @@ TABLE_REQUESTS: tuple[type[Message], ...] = (
     Accuse,
     Received,
     Gave,
+    Witness,
+    Move,
 )
 _REPORTS = (Received, Gave)
+# What the table sends unasked, answered by no one: the end, and a witnessed exchange.
+_NOTICES = (GameOver, Witnessed)
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
     Role.TABLE_SERVER: TABLE_REQUESTS,
-    Role.TABLE_CLIENT: (GameOver,),
+    Role.TABLE_CLIENT: _NOTICES,
     Role.OFFERER: (Pick,),
     Role.PICKER: (YourTurn, Offer),
 }
 _SENDS: dict[Role, tuple[type[Message], ...]] = {
-    Role.TABLE_SERVER: (GameOver,),
+    Role.TABLE_SERVER: _NOTICES,
     Role.TABLE_CLIENT: TABLE_REQUESTS,
     Role.OFFERER: (YourTurn, Offer),
     Role.PICKER: (Pick,),
@@ -137,6 +144,8 @@ _RESULTS: dict[type[Message], frozenset[str]] = {
     Accuse: frozenset({"ok", "error"}),
     Received: frozenset({"ok", "error"}),
     Gave: frozenset({"ok", "error"}),
+    Witness: frozenset({"ok", "error"}),
+    Move: frozenset({"ok", "error"}),
     YourTurn: frozenset({"ok", "out", "error"}),
     Offer: frozenset({"ok", "out", "error"}),
     Pick: frozenset({"ok", "error"}),
@@ -198,7 +207,7 @@ class Link:
     def _sent_request(self, request: Message) -> None:
         if not isinstance(request, _SENDS[self.role]):
             raise LocalProtocolError(f"a {self.role.value} does not send {request_name(request)}")
-        if isinstance(request, GameOver):
+        if isinstance(request, _NOTICES):
             return  # a notice, never answered
         # Reports ride off the critical path (14.6): one may follow any request, and any
         # request may follow reports; the table answers them all in order.
@@ -276,7 +285,7 @@ class Link:
         return Answered(request, reply)
 
     def _received_request(self, request: Request) -> Request | Invalid:
-        if isinstance(request, GameOver) and self.role is Role.TABLE_CLIENT:
+        if isinstance(request, _NOTICES) and self.role is Role.TABLE_CLIENT:
             return request
         if not isinstance(request, _ACCEPTS[self.role]):
             return self._bad(f"{request_name(request)} is not a request a {self.role.value} takes")

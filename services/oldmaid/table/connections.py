@@ -299,7 +299,14 @@ class TableServer:
             return error(address)
         game = self.forming
         try:
-            full = game.join(client, request.nick, address, request.watch, verify=request.verify)
+            full = game.join(
+                client,
+                request.nick,
+                address,
+                request.watch,
+                verify=request.verify,
+                witness=request.witness,
+            )
         except RefereeError as exc:
             return error(str(exc))
         # A player from now on: never evicted to make room at the connection

@@ -29,9 +29,12 @@ from ring.oldmaid.messages import (
     Gave,
     GiveUp,
     LeftWithTurn,
+    Move,
     OutOfCards,
     Received,
     Reply,
+    Witness,
+    Witnessed,
     error,
     ok,
 )
@@ -123,17 +126,28 @@ class Game:
         self._grace_armed = False
         # Once a game of verified players only starts: its ledger (protocol 14.6).
         self.verified: VerifiedGame | None = None
+        self.witnesses: set[str] = set()  # joined with verify and witness (protocol 14.6)
 
     # -- joining and leaving ---------------------------------------------------
 
     def join(
-        self, client: Client, nick: str, address: Address, watch: bool, *, verify: bool = False
+        self,
+        client: Client,
+        nick: str,
+        address: Address,
+        watch: bool,
+        *,
+        verify: bool = False,
+        witness: bool = False,
     ) -> bool:
         """Seat a player (``RefereeError`` if the rules refuse); True if it filled the game,
-        which the caller then starts. ``verify``: it proves who it is (protocol 14.5)."""
+        which the caller then starts. ``verify``: it proves who it is (protocol 14.5);
+        ``witness``: and takes part in exchanges the table witnesses (14.6)."""
         self.referee.join(nick, address)
         if verify:
             self.referee.verified.add(nick)
+            if witness:
+                self.witnesses.add(nick)
         client.game, client.nick, client.watch = self, nick, watch
         client.joined_at = trio.current_time()
         self.clients[nick] = client
@@ -198,6 +212,13 @@ class Game:
                 )
             self.verified.report(nick, request)
             return ok()
+        if isinstance(request, Witness | Move):
+            if self.verified is None:
+                raise RefereeError(
+                    "this game does not report its exchanges, so the table witnesses none "
+                    "(protocol 14.6)"
+                )
+            return self.verified.witness(nick, request)
         if isinstance(request, LeftWithTurn):
             quiet = trio.current_time() - self._last_move_at
             self.referee.left_with_turn(nick, request.nick, quiet=quiet)
@@ -342,6 +363,11 @@ class Game:
                 report_timeout=min(self._turn_timeout, REPORT_TIMEOUT),
                 ended=self.ended,
                 on_decided=self._decided,
+                **(
+                    {"witness": self._notify, "nursery": self._nursery}
+                    if self.witnesses >= set(verified)
+                    else {}
+                ),
             )
             self._nursery.start_soon(self.verified.watch)
         # All at once, so that a player who does not read delays no other
@@ -357,8 +383,16 @@ class Game:
                     reply.proofs = proofs.expected_proofs(self._key, seat.nick, verified)
                     if self.verified is not None:
                         reply.report = True
+                        if self.verified.desk is not None:
+                            reply.witness = True
                 await nursery.start(self._answer_join, client, reply)
         self._seated.set()
+
+    def _notify(self, nick: str, notice: Witnessed) -> None:
+        """A witnessed exchange's notice for one of its players (protocol 14.6)."""
+        client = self.clients.get(nick)
+        if client is not None and client.answered and not client.closed:
+            self._nursery.start_soon(client.conn.send_or_close, notice)
 
     @staticmethod
     async def _answer_join(

@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Accuse, Gave, Received
+from ring.oldmaid.messages import Accuse, Gave, Move, Received, Reply, Witness, Witnessed, error, ok
 from services.oldmaid.referee.rules import GameState, RefereeEvent, TableGame
 from services.oldmaid.verified.ledger import Lie
 from services.oldmaid.verified.play import VerifiedPlay, abort_reason
+from services.oldmaid.verified.witness import MOVE_TIMEOUT, Refused, WitnessDesk
 
 # A verified game whose ledger waits this long for a report (at most the turn
 # timeout) ends naming who it waits for; honest players report within
@@ -44,9 +45,18 @@ class VerifiedGame:
         report_timeout: float,
         ended: trio.Event,
         on_decided: Callable[[], Awaitable[None]],
+        witness: Callable[[str, Witnessed], None] | None = None,
+        nursery: trio.Nursery | None = None,
     ) -> None:
         self.play = play
         self._referee = referee
+        # A witnessed game (every player joined with witness): the table's desk, how a
+        # notice reaches a player, and where the deadline of each owed move runs.
+        self.desk: WitnessDesk | None = None
+        self._notify = witness
+        self._nursery = nursery
+        if witness is not None and nursery is not None:
+            self.desk = play.witness_desk(lambda: referee.status().out)
         self._report_timeout = report_timeout
         self._ended = ended
         self._on_decided = on_decided  # record the decisions and announce the end
@@ -100,6 +110,44 @@ class VerifiedGame:
             return True
         self.act_on(proved)
         return True
+
+    def witness(self, nick: str, request: Witness | Move) -> Reply:
+        """A request to witness an exchange, or a move in one (protocol 14.6)."""
+        desk = self.desk
+        if desk is None or self._notify is None or self._nursery is None:
+            return error(
+                "this game is not witnessed: only a game whose every player joined with "
+                '"verify":true and "witness":true is (protocol 14.6)'
+            )
+        if self._referee.state is not GameState.PLAYING:
+            return error("the game is over")
+        try:
+            if isinstance(request, Witness):
+                exchange, lie = desk.ask(nick, request), None
+            else:
+                exchange, lie = desk.move(nick, request)
+        except Refused as exc:
+            return error(str(exc))
+        notice = exchange.notice()
+        for player in (exchange.offerer, exchange.receiver):
+            self._notify(player, notice)
+        if lie is not None:
+            self.act_on(lie)
+        elif exchange.owes is not None:
+            self._nursery.start_soon(self._expire, exchange.seq, exchange.step)
+        return ok()
+
+    async def _expire(self, seq: int, step: int) -> None:
+        """Name the player that owes step ``step`` of exchange ``seq`` if it is still owed
+        ``MOVE_TIMEOUT`` after the notice."""
+        await trio.sleep(MOVE_TIMEOUT)
+        assert self.desk is not None
+        lie = self.desk.overdue(seq, step)
+        referee = self._referee
+        if lie is None or referee.state is not GameState.PLAYING:
+            return
+        if referee.abort(abort_reason(lie), culprit=lie.culprit, rule=lie.rule):
+            await self._on_decided()
 
     def _weighable(self) -> bool:
         return trio.current_time() >= self._held_until and not self.play.ledger.waits_beyond(

@@ -13,7 +13,7 @@ neighbour).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ring.oldmaid import exchanges, proofs
@@ -22,6 +22,7 @@ from ring.oldmaid.messages import Accuse, Gave, Received
 from services.oldmaid.referee.events import Dealt, Discarded, RefereeEvent, WentOut
 from services.oldmaid.verified import ledger
 from services.oldmaid.verified.refusals import refused_card
+from services.oldmaid.verified.witness import WitnessDesk
 
 
 def joined_text(nicks: Sequence[str]) -> str:
@@ -74,6 +75,10 @@ class VerifiedPlay:
                 report.salt,
             )
         return self.ledger.record(nick, entry)
+
+    def witness_desk(self, out: Callable[[], Collection[str]]) -> WitnessDesk:
+        """The table as witness of this game's exchanges (``out``: who the table counts out)."""
+        return WitnessDesk(self._seats, self._secrets, self.ledger, out)
 
     def stalled(self) -> ledger.Lie:
         return self.ledger.stalled()

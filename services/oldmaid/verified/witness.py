@@ -1,0 +1,263 @@
+"""The table as witness of a verified game's exchanges (protocol 14.6, "The table as witness").
+
+With macs alone, a quarrel about what passed on one connection is one side's
+word against the other's: a receiver that never answers, an answer without
+its ack, a card that opens nothing, a pick that never comes. A player that
+cannot finish an exchange directly asks the table to witness it (``ask``);
+from then on every move of that exchange goes through the table (``move``),
+which knows whose move it is and names the player that does not make it in
+time (``overdue``) or makes one only it could have written and that is
+wrong. Each change is a ``Witnessed`` notice for both players.
+
+Pure: no I/O, no clock. The Trio side (``VerifiedGame``) sends the notices
+and keeps the one deadline of each open exchange.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from ring.oldmaid import exchanges
+from ring.oldmaid.cards import Card
+from ring.oldmaid.messages import Move, OfferSeen, PickSeen, Witness, Witnessed
+from services.oldmaid.verified.entries import Lie
+from services.oldmaid.verified.ledger import Ledger
+
+# How long the player that owes a move of a witnessed exchange has to make it.
+MOVE_TIMEOUT = 2.0
+
+ANSWER, PICK, CARD, DONE = "answer", "pick", "card", "done"
+_WHAT = {ANSWER: "answer the offer", PICK: "pick from the offer", CARD: "give the picked card"}
+
+
+class Refused(Exception):
+    """A witness request or move the table cannot take: the error reply's words."""
+
+
+@dataclass
+class Exchange:
+    """One witnessed exchange, as far as it has gone."""
+
+    offer: OfferSeen
+    offerer: str
+    receiver: str
+    asker: str
+    move: str  # ANSWER, PICK, CARD or DONE: the move owed next
+    step: int = 1
+    answer: str | None = None  # "ok" or "out"
+    ack: str | None = None
+    pick: PickSeen | None = None
+    card: Card | None = None
+    salt: str | None = None
+
+    @property
+    def seq(self) -> int:
+        return self.offer.seq
+
+    @property
+    def owes(self) -> str | None:
+        return {ANSWER: self.receiver, PICK: self.receiver, CARD: self.offerer}.get(self.move)
+
+    def notice(self) -> Witnessed:
+        return Witnessed(
+            seq=self.seq,
+            step=self.step,
+            offerer=self.offerer,
+            receiver=self.receiver,
+            offer=self.offer,
+            owes=self.owes,
+            move=self.move,
+            answer=self.answer,
+            ack=self.ack,
+            pick=self.pick,
+            card=self.card,
+            salt=self.salt,
+        )
+
+
+class WitnessDesk:
+    """The witnessed exchanges of one verified game.
+
+    ``seats`` in order (the turn goes to the next seat in); ``secrets`` every
+    player's; the ``ledger`` says who holds the turn and which exchange is next;
+    ``out`` is asked for the players the table counts out.
+    """
+
+    def __init__(
+        self,
+        seats: Sequence[str],
+        secrets: Mapping[str, str],
+        ledger: Ledger,
+        out: Callable[[], Collection[str]],
+    ) -> None:
+        self._seats = tuple(seats)
+        self._secrets = dict(secrets)
+        self._ledger = ledger
+        self._out = out
+        self.open: dict[int, Exchange] = {}  # by seq: one exchange is current at a time
+
+    # -- asking ------------------------------------------------------------------
+
+    def ask(self, asker: str, request: Witness) -> Exchange:
+        """Witness ``asker``'s exchange with ``request.to`` from where it stands; the
+        exchange (its notice goes to both). ``Refused`` if the table cannot check it."""
+        offer, other = request.offer, request.to
+        if other == asker or other not in self._secrets:
+            raise Refused(f"{other!r} is not another player of this game")
+        if offer.sender == asker:
+            offerer, receiver = asker, other
+        elif offer.sender == other:
+            offerer, receiver = other, asker
+        else:
+            raise Refused(f"the offer is from {offer.sender!r}: neither you nor {other}")
+        self._check_offer(offer, offerer, receiver)
+        current = self.open.get(offer.seq)
+        if current is not None:
+            if (current.offerer, current.receiver) != (offerer, receiver):
+                raise Refused(f"exchange {offer.seq} is witnessed between other players")
+            before = current.move
+            self._carry(current, asker, request)
+            if current.move != before:
+                current.step += 1
+            return current
+        exchange = Exchange(offer, offerer, receiver, asker, ANSWER)
+        self._carry(exchange, asker, request)
+        if exchange.move == DONE:
+            raise Refused("nothing is owed in this exchange: the receiver's ack shows it took it")
+        if asker == receiver and exchange.move != CARD:
+            raise Refused("ask with your pick: the offerer owes you a card once you have picked")
+        self.open[offer.seq] = exchange
+        return exchange
+
+    def _check_offer(self, offer: OfferSeen, offerer: str, receiver: str) -> None:
+        mac = exchanges.offer_mac(
+            self._secrets[offerer], seq=offer.seq, sender=offerer, to=receiver,
+            num_cards=offer.num_cards, hashes=offer.hashes,
+        )  # fmt: skip
+        if not exchanges.same(mac, offer.mac):
+            raise Refused(f"the offer does not carry {offerer}'s mac of an offer to {receiver}")
+        if len(offer.hashes) != offer.num_cards:
+            raise Refused(f"the offer has {len(offer.hashes)} hashes for {offer.num_cards} cards")
+        ledger = self._ledger
+        if offer.seq != ledger.seq + 1 or ledger.holder != offerer:
+            raise Refused(
+                f"exchange {offer.seq} is not {offerer}'s to offer as far as the reports go "
+                f"(the last judged is {ledger.seq}, and {ledger.holder} holds the turn); "
+                "if reports are on their way, ask again in a moment"
+            )
+        following = self.next_in(offerer)
+        if receiver != following:
+            raise Refused(f"{receiver} is not the next player in after {offerer} ({following} is)")
+
+    def next_in(self, nick: str) -> str | None:
+        """The next player in after ``nick`` (the turn's way), the table's count of who is
+        out; a player that went out still offers its last pass to it."""
+        out = set(self._out())
+        seat = self._seats.index(nick)
+        for step in range(1, len(self._seats)):
+            other = self._seats[(seat + step) % len(self._seats)]
+            if other not in out:
+                return other
+        return None
+
+    def _carry(self, exchange: Exchange, asker: str, request: Witness) -> None:
+        """What the asker brings: the receiver's ack (to the offerer), its pick."""
+        if request.ack is not None and exchange.move == ANSWER and asker == exchange.offerer:
+            self._take_answer(exchange, "ok", request.ack)
+        if request.pick is not None and exchange.move in (ANSWER, PICK):
+            if asker != exchange.receiver:
+                raise Refused("only the receiver brings a pick")
+            if exchange.move == ANSWER:  # it picked, so it took the offer
+                exchange.answer, exchange.move = "ok", PICK
+            self._take_pick(exchange, request.pick)
+
+    # -- moving ------------------------------------------------------------------
+
+    def move(self, mover: str, request: Move) -> tuple[Exchange, Lie | None]:
+        """``mover``'s move in witnessed exchange ``request.seq``: the exchange after it,
+        and the lie it proves, if any. ``Refused`` for a move the table cannot take."""
+        exchange = self.open.get(request.seq)
+        if exchange is None or mover not in (exchange.offerer, exchange.receiver):
+            raise Refused(f"you have no witnessed exchange {request.seq}")
+        if exchange.owes != mover:
+            raise Refused(f"the move in exchange {request.seq} is not yours ({exchange.move})")
+        lie = None
+        if exchange.move == ANSWER:
+            if request.answer is None:
+                raise Refused("you owe your answer to the offer: answer {result, ack}")
+            lie = self._take_answer(exchange, request.answer.result, request.answer.ack)
+        elif exchange.move == PICK:
+            if request.pick is None:
+                raise Refused("you owe your pick: pick {card_num, mac}")
+            self._take_pick(exchange, request.pick)
+        else:
+            lie = self._take_card(exchange, request)
+        exchange.step += 1
+        if exchange.move == DONE or lie is not None:
+            self.open.pop(exchange.seq, None)
+        return exchange, lie
+
+    def _take_answer(self, exchange: Exchange, result: str, ack: str) -> Lie | None:
+        secret = self._secrets[exchange.receiver]
+        if result == "ok":
+            if not exchanges.same(ack, exchanges.ack_mac(secret, exchange.offer.mac)):
+                raise Refused(f"that is not {exchange.receiver}'s ack of this offer")
+            exchange.answer, exchange.ack = "ok", ack
+            exchange.move = PICK if exchange.offer.num_cards else DONE
+            return None
+        if not exchanges.same(ack, exchanges.out_ack(secret, exchange.offerer)):
+            raise Refused(f"that is not {exchange.receiver}'s out ack to {exchange.offerer}")
+        exchange.answer, exchange.ack, exchange.move = "out", ack, DONE
+        if exchange.receiver in self._out():
+            return None
+        return Lie(
+            "false_out",
+            f"{exchange.receiver} answered {exchange.offerer}'s witnessed offer (exchange "
+            f"{exchange.seq}) with out, and the table has not counted it out",
+            exchange.receiver,
+        )
+
+    def _take_pick(self, exchange: Exchange, pick: PickSeen) -> None:
+        if not 0 <= pick.card_num < exchange.offer.num_cards:
+            raise Refused(f"card_num {pick.card_num} is not a position of an offer of "
+                          f"{exchange.offer.num_cards} cards (0 to num_cards - 1)")  # fmt: skip
+        mac = exchanges.pick_mac(
+            self._secrets[exchange.receiver], picker=exchange.receiver,
+            offerer=exchange.offerer, seq=exchange.seq, card_num=pick.card_num,
+        )  # fmt: skip
+        if not exchanges.same(mac, pick.mac):
+            raise Refused(f"that pick does not carry {exchange.receiver}'s mac")
+        exchange.pick, exchange.move = pick, CARD
+
+    def _take_card(self, exchange: Exchange, request: Move) -> Lie | None:
+        if request.card is None or request.salt is None:
+            raise Refused("you owe the picked card: card [value, suit] and its salt")
+        assert exchange.pick is not None
+        card: Card = request.card  # type: ignore[assignment]  # parsed by Move
+        exchange.card, exchange.salt, exchange.move = card, request.salt, DONE
+        position = exchange.pick.card_num
+        if exchanges.opens(exchange.offer.hashes, position, card, request.salt):
+            return None
+        return Lie(
+            "wrong_card",
+            f"{exchange.offerer} gave {exchange.receiver} the {card} for card {position} of "
+            f"its witnessed offer (exchange {exchange.seq}), which does not open that position",
+            exchange.offerer,
+        )
+
+    # -- time ----------------------------------------------------------------------
+
+    def overdue(self, seq: int, step: int) -> Lie | None:
+        """The lie of a witnessed exchange whose owed move was not made in time: None if
+        it moved on since ``step`` (or is over)."""
+        exchange = self.open.get(seq)
+        if exchange is None or exchange.step != step or exchange.owes is None:
+            return None
+        self.open.pop(seq)
+        return Lie(
+            "no_answer",
+            f"{exchange.owes} did not {_WHAT[exchange.move]} (exchange {exchange.seq}, "
+            f"witnessed for {exchange.asker}) within {MOVE_TIMEOUT:g} s of the table's notice",
+            exchange.owes,
+        )
