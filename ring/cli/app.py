@@ -102,6 +102,13 @@ def _add_peer(commands: argparse._SubParsersAction) -> None:
         help="play as an older client: no proofs, no reports (protocol 14.5, 14.6); a table "
         "run with --verified refuses it",
     )
+    peer.add_argument(
+        "--no-witness",
+        dest="witness",
+        action="store_false",
+        help="verify, but never ask the table to witness an exchange (protocol 14.6): a game "
+        "with such a player is not witnessed",
+    )
     # The old name of --peer-timeout, kept so that existing command lines work.
     peer.add_argument("--timeout", dest="timeout", type=cliargs.seconds, help=argparse.SUPPRESS)
     peer.add_argument(

@@ -52,6 +52,7 @@ from ring.oldmaid.turns import (
     accusation,
     fault,
 )
+from ring.oldmaid.witnessing import Witnessing
 from ring.wire.net import dial, listen, mark_established, reserved_port
 from ring.wire.transport import Connection, plain_ip
 
@@ -78,6 +79,7 @@ class LinkConfig(Protocol):
     idle_timeout: float
     join_timeout: float
     first_message_timeout: float
+    witness_after: float | None
     pick_pause: float
     max_connections: int
     max_per_address: int | None
@@ -109,6 +111,8 @@ class Links:
         self._seated = seated
         self.identity = Identity()  # our proofs, once seated (protocol 14.5)
         self.reporting = Reporting(turns, table)  # verified exchanges (protocol 14.6)
+        # The table as witness of an exchange a neighbour leaves us waiting in (14.6).
+        self.witnessing = Witnessing(turns, log, config.witness_after or config.timeout)
         self._links: dict[int, Connection] = {}
         self._answered: set[int] = set()  # seats whose link has carried a reply
         # trio.current_time() of the last message heard from anyone; the peer
@@ -152,7 +156,10 @@ class Links:
     async def handle(self, stream: trio.SocketStream, take: TakeRequest) -> None:
         """Read one connection dialled in to us; each turn a player sends goes to ``take``."""
         config = self._config
-        link = Connection(self._wrapped(stream), Link(Role.PICKER), timeout=config.timeout)
+        link = self.witnessing.wrap(
+            Connection(self._wrapped(stream), Link(Role.PICKER), timeout=config.timeout),
+            Role.PICKER,
+        )
         established = False
         proved: str | None = None  # the player this connection proved it is (14.5)
         # From connect: invalid messages do not buy a stray more time.
@@ -254,8 +261,11 @@ class Links:
         if seat in self._turns.gone:
             return None
         link = self._links.get(seat)
-        if link is not None:
+        if link is not None and not getattr(link, "retired", False):
             return link
+        if link is not None:  # its last exchange went through the table: a fresh one
+            del self._links[seat]
+            await link.aclose()
         timeout = self._config.timeout
         (host, port), nick = self._turns.players[seat]
         deadline = trio.current_time() + timeout
@@ -283,7 +293,11 @@ class Links:
             delay = min(2 * delay, DIAL_RETRY_MAX)
         if attempt > 1:
             self._log.write("dialled", to=nick, attempts=attempt)
-        link = Connection(self._wrapped(stream), Link(Role.OFFERER), timeout=timeout)
+        link = self.witnessing.wrap(
+            Connection(self._wrapped(stream), Link(Role.OFFERER), timeout=timeout),
+            Role.OFFERER,
+            nick,
+        )
         self._links[seat] = link
         return link
 
@@ -359,6 +373,11 @@ class Links:
                 **self.reporting.second_pick(nick, event.pick),
             )
         raise fault(nick, f"sent {event!r} instead of a reply")
+
+    async def answer_again(self, seat: int) -> Reply | None:
+        """The answer to our offer to ``seat`` through the table (``Witnessing``)."""
+        link = self._links.get(seat)
+        return None if link is None else await self.witnessing.answer_again(link)
 
     async def _exchange(self, link: Connection, request: YourTurn | Offer, seat: int) -> Any:
         """The event that answers ``request``: a reply, ``Closed``, ``SILENT``, or something odd.

@@ -222,6 +222,7 @@ class Witness(Message, tag="witness"):
     offer: OfferSeen
     ack: Hex | None = None
     pick: PickSeen | None = None
+    answer: Answer | None = None  # an out the table does not count, as it came
 
 
 class Move(Message, tag="move"):

@@ -25,6 +25,7 @@ import math
 import random
 import sys
 import time
+from typing import Any
 
 import trio
 
@@ -123,7 +124,14 @@ class Peer:
         nursery.start_soon(self._announce_game_over)
 
         reply = await self.table.request(
-            Join(nick=self.nick, port=port, host=host, watch=True, verify=config.verify),
+            Join(
+                nick=self.nick,
+                port=port,
+                host=host,
+                watch=True,
+                verify=config.verify,
+                witness=config.verify and config.witness,
+            ),
             timeout=config.join_timeout,
         )
         if not reply.ok:
@@ -132,6 +140,7 @@ class Peer:
         nicks = [nick for _, nick in reply.players]
         self.links.identity.take(self.nick, nicks, reply.secret, reply.proofs)
         self.links.reporting.take(reply.secret, reply.report)
+        self._witness(nursery, bool(reply.witness))
         self._take_seat(reply.players)
         try:
             return await self._play_seated(nursery)
@@ -141,6 +150,23 @@ class Peer:
             if not exc.reported and not await self.table.game_is_over():
                 await self.table.give_up(exc, seated=True)
             raise
+
+    def _witness(self, nursery: trio.Nursery, on: bool) -> None:
+        """Take part in exchanges the table witnesses (protocol 14.6), if the game is."""
+        witnessing = self.links.witnessing
+        witnessing.on = on
+        if not on:
+            return
+        witnessing.request = self.table.request
+        witnessing.post = self.table.post
+        witnessing.game_over = self.table.game_over
+        witnessing.nursery = nursery
+
+        async def take(link: Any, offer: Offer) -> None:
+            await self._take_request(link, offer, offer.sender)
+
+        witnessing.take = take
+        self.table.on_witnessed(witnessing.noticed)
 
     async def _play_seated(self, nursery: trio.Nursery) -> Outcome:
         config = self.config
@@ -360,7 +386,16 @@ class Peer:
             stream=offer.stream,
             **{"from": offer.sender},
         )
-        reporting.check_card(offer, card_num, card, salt)
+        try:
+            reporting.check_card(offer, card_num, card, salt)
+        except PeerError:
+            # Not what the offer committed to: in a witnessed game, the offerer gives it
+            # again through the table, which names it if that one is wrong too (14.6).
+            again = await self.links.witnessing.card_again(link)
+            if again is None:
+                raise
+            card, salt = again
+            reporting.check_card(offer, card_num, card, salt)
         problem = self.suspicion.card(card, offer)
         if problem is not None and reporting.on:
             # The offer committed to this card: the ledger names its giver (14.6).

@@ -42,6 +42,12 @@ class PeerConfig:
     # Join with verify (protocol 14.5): prove who we are to the players we
     # dial, and check the proofs of the players that dial us.
     verify: bool = True
+    # With verify: ask the table to witness an exchange a neighbour leaves us waiting in,
+    # and make our moves of one it witnesses (protocol 14.6, "The table as witness").
+    witness: bool = True
+    # How long a neighbour may leave us waiting in an exchange before we ask the table to
+    # witness it; None: the peer timeout. (Tests shorten it to send every exchange there.)
+    witness_after: float | None = None
     # ring check's stand-ins for other players' habits; a ``ring peer`` leaves them be.
     # listen_late: bind the listening port before joining, but listen only this long
     # after the join reply (older clients did, 13.1); choose_pick: which of n offered
@@ -85,4 +91,5 @@ def config_from_args(args: argparse.Namespace) -> PeerConfig:
         mdns_interface=getattr(args, "mdns_interface", None),
         discover_timeout=getattr(args, "discover_timeout", 10.0),
         verify=getattr(args, "verify", True),
+        witness=getattr(args, "witness", True),
     )

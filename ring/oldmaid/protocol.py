@@ -117,7 +117,9 @@ TABLE_REQUESTS: tuple[type[Message], ...] = (
     Witness,
     Move,
 )
-_REPORTS = (Received, Gave)
+# Sent without waiting for their replies (14.6): the reports, and the moves of an exchange
+# the table witnesses, which must keep their place among the reports.
+_REPORTS = (Received, Gave, Move)
 # What the table sends unasked, answered by no one: the end, and a witnessed exchange.
 _NOTICES = (GameOver, Witnessed)
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {

@@ -160,6 +160,16 @@ class Suspicion:
             sent_by=sender,
         )
 
+    async def counted_in(self, seat: int) -> bool:
+        """Whether the table still counts ``seat`` in (a status, if no reply listed it out)."""
+        nick = self._turns.nick_of(seat)
+        if nick in self._known_out:
+            return False
+        try:
+            return nick not in await self._out([nick])
+        except NETWORK_ERRORS:
+            return False  # the table is gone: the turn loop hears it
+
     async def outs(self, seats: Iterable[int]) -> PeerError | None:
         """Whether the seats that answered us ``out`` are out by the table's word.
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import collections
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
 
-from ring.oldmaid.messages import GameOver, Message, Reply
+from ring.oldmaid.messages import GameOver, Message, Reply, Witnessed
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
 from ring.wire.transport import SEND_FAILED, Connection
 
@@ -68,6 +69,8 @@ class TableClient:
         self._reports_queued = trio.Event()  # set while _reports holds any
         self._batch_full = trio.Event()  # set once _reports holds REPORT_BATCH
         self._report_timeout = math.inf
+        # Where the notices of an exchange the table witnesses go (protocol 14.6).
+        self.on_witnessed: Callable[[Witnessed], None] | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Read until the table closes; raises ``TableError`` if that is early. Meanwhile
@@ -101,6 +104,9 @@ class TableClient:
             elif isinstance(event, GameOver):
                 self.notice = event
                 self.game_over.set()
+            elif isinstance(event, Witnessed):
+                if self.on_witnessed is not None:
+                    self.on_witnessed(event)
             elif isinstance(event, Invalid):
                 raise TableError(f"the table sent something that is not Old Maid: {event.reason}")
             elif isinstance(event, Closed):

@@ -14,6 +14,7 @@ so the failures that any connection or wait of the peer may raise
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import trio
@@ -27,6 +28,7 @@ from ring.oldmaid.messages import (
     OutOfCards,
     Reply,
     Status,
+    Witnessed,
 )
 from ring.oldmaid.protocol import Link, RemoteProtocolError, Role
 from ring.oldmaid.table_client import TableClient, TableError
@@ -136,10 +138,14 @@ class TableSide:
             message, timeout=wait, ahead_of_reports=ahead_of_reports
         )
 
-    async def post(self, message: Message) -> None:
+    def on_witnessed(self, handler: Callable[[Witnessed], None]) -> None:
+        """Hand every ``witnessed`` notice to ``handler`` (protocol 14.6)."""
+        self._connected.on_witnessed = handler
+
+    async def post(self, message: Message, *, at_once: bool = False) -> None:
         """A report, not waiting for its reply: it goes with the next message to the table,
-        or within a moment (protocol 14.6; ``TableClient.post``)."""
-        await self._connected.post(message, timeout=self._timeout)
+        or within a moment, or ``at_once`` (protocol 14.6; ``TableClient.post``)."""
+        await self._connected.post(message, timeout=self._timeout, at_once=at_once)
 
     # -- the end of the game -------------------------------------------------------
 

@@ -55,6 +55,18 @@ class Walk:
             else:
                 sent = reporting.offer_to(request, to)
             reply = await self._links.ask(seat, sent)
+            if (
+                isinstance(sent, Offer)
+                and reply is not GONE
+                and reply is not SILENT
+                and reply.result == "out"
+                and self._links.witnessing.on
+                and await self._suspicion.counted_in(seat)
+            ):
+                # An out the table does not count (its ack may be missing or not its
+                # own, which we cannot tell): the receiver answers again through the
+                # table, which names it if it says out again, or never answers (14.6).
+                reply = await self._links.answer_again(seat) or reply
             if turns.took(seat, request, reply):
                 return seat, asked, reply
             if reply is not GONE and reply is not SILENT:

@@ -55,6 +55,11 @@ reports about others
   ``false-left-with-turn``  report a player who is still in as gone with the turn
   ``false-give-up``      leave with a ``give_up`` naming a player it never dealt with
   ``false-accuse``       accuse a player it never offered to of a second pick
+silence (any game; in a witnessed one, ``--verify --witness``, the table names it)
+  ``silent-receiver``    once the offers begin, read every offer of cards it gets and never
+                         answer it (no ok, no out, no error), the connection kept open
+  ``silent-offerer``     once the offers begin, read the first pick of an offer of its cards
+                         that was taken and never send the card, the connection kept open
 
 With ``--verify`` it is ``verified_student.py``'s client (protocol 14.5 and
 14.6): it joins with ``verify`` and, in a game whose every player does, commits
@@ -63,10 +68,18 @@ offer's commitment is what it pretends to hold: a card it means to forge
 takes the place of one of its own (``give-uncommitted`` forges one it never
 committed to; ``commit-one-card`` commits to one card of its own at every position).
 
-Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--verify]
+With ``--witness`` too (the table as witness, 14.6) its join also carries
+``"witness": true``, so that a game of players that all ask for it is
+witnessed. It never asks the table to witness an exchange, never sends a
+``move`` and never acts on the table's ``witnessed`` notices: it reads them
+off its table connection and skips them, as it skips ``game_over``. (Without
+``--verify``, ``--witness`` changes nothing.)
+
+Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--verify [--witness]]
        [--seed S] [--report PATH] [--timeout SECONDS]
 """
 
+import argparse
 import os
 import random
 import socket
@@ -82,6 +95,7 @@ from student_peer import (
     JOKER,
     SUITS,
     VALUES,
+    BadInput,
     ConnClosed,
     PeerError,
     ReplyTimeout,
@@ -118,6 +132,8 @@ ATTACKS = (
     "seq-skip",
     "skip-report",
     "commit-one-card",
+    "silent-receiver",
+    "silent-offerer",
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
                  "skip-report", "commit-one-card")  # fmt: skip
@@ -128,6 +144,33 @@ def partner(card):
     return next(c for c in DECK if pairs_with(c, card))
 
 
+# Notices the table may send on its connection at any moment, never a reply to a request:
+# the end, and (a witnessed game, 14.6) an exchange the table witnesses. We act on neither.
+NOTICES = ("game_over", "witnessed")
+
+
+class Conn(student_peer.Conn):
+    """``student_peer``'s connection, skipping every notice of ours while it waits for a reply."""
+
+    def recv_reply(self, deadline):
+        while True:
+            try:
+                obj = self.recv(deadline)
+            except BadInput as e:
+                raise PeerError(f"{self.name}: garbage instead of a reply ({e})") from None
+            if "result" in obj:
+                return obj
+            if obj.get("cmd") in NOTICES:
+                if obj.get("cmd") == "witnessed":
+                    print(
+                        f"{self.name}: witnessed exchange {obj.get('seq')} step {obj.get('step')}"
+                        f" ({obj.get('owes')} owes {obj.get('move')}): not ours to answer",
+                        flush=True,
+                    )
+                continue  # a notice, never a reply
+            raise PeerError(f"{self.name}: expected a reply, got {obj!r}")
+
+
 FORGERIES = ("give-joker", "give-unheld", "give-same-twice", "give-discarded", "give-uncommitted")
 
 
@@ -135,6 +178,7 @@ class Cheat(verified_student.VerifiedPeer):
     def __init__(self, args):
         super().__init__(args)
         self.verify = args.verify
+        self.witness = args.verify and args.witness
         self.next_forged = None  # the card our committed offer pretends to hold
         self.attack = args.attack
         self.cheat_rng = random.Random(args.seed)
@@ -151,10 +195,19 @@ class Cheat(verified_student.VerifiedPeer):
         self.attempt_lock.acquire(timeout=student_peer.REPLY_TIMEOUT)  # kept: the end
         super().terminate(code, out, err, locked, wait)
 
+    def conn(self, sock, name):
+        return Conn(sock, name, self.one_recv, self.recv_size, self.chatty)
+
     def join_message(self, port):
+        if self.witness:
+            return {**super().join_message(port), "witness": True}
         if self.verify:
             return super().join_message(port)
         return student_peer.Peer.join_message(self, port)
+
+    def stay_silent(self):
+        """Say nothing more here, the connection kept open, until the game ends for us."""
+        self.done.wait()
 
     def forgery(self, given):
         """The card to give instead of ``given`` (None: give it), for the give-* attacks."""
@@ -304,6 +357,8 @@ class Cheat(verified_student.VerifiedPeer):
 
     def serve_pick(self, conn, n):
         attack = self.attack
+        if attack == "silent-offerer" and "silent" not in self.done_once:
+            return self.withhold_card(conn, n)
         if attack == "steer-pick" and self.reporting:
             return self.steer(conn)
         if attack == "commit-one-card" and self.reporting:
@@ -327,6 +382,15 @@ class Cheat(verified_student.VerifiedPeer):
             self.send_card(conn, card, msg.get("card_num"))
             if not self.hand:
                 self.go_out()
+
+    def withhold_card(self, conn, n):
+        """Read the pick of our offer of ``n`` cards, and never answer it."""
+        msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+        if msg.get("cmd") != "pick":
+            raise PeerError(f"expected a pick, got {msg!r}")
+        self.done_once.add("silent")
+        self.strike(f"never sending the card for pick {msg.get('card_num')} of {n}")
+        self.stay_silent()
 
     def steer(self, conn):
         """A pick of the Old Maid gets another card of ours, with that card's own salt."""
@@ -388,6 +452,13 @@ class Cheat(verified_student.VerifiedPeer):
         with self.lock:
             self.phase = "offer"
             holding = bool(self.hand) and not self.is_out
+        num = msg.get("num_cards")
+        cards = isinstance(num, int) and not isinstance(num, bool) and num > 0
+        if self.attack == "silent-receiver" and holding and cards:
+            sender = msg.get("from") or "its right neighbour"
+            self.strike(f"never answering an offer of {num} cards from {sender}")
+            self.stay_silent()
+            return
         if self.attack == "answer-out" and holding:
             self.strike("answering out with cards in hand")
             self.answer(conn, msg, "out")
@@ -479,22 +550,43 @@ class Cheat(verified_student.VerifiedPeer):
             self.die(f"gave up because of {victim}")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write(f"cheat_peer: {message}\n")
+        sys.exit(1)
+
+
 def main():
-    argv = sys.argv[1:]
-    attack = None
-    if "--attack" in argv:
-        i = argv.index("--attack")
-        attack = argv[i + 1]
-        del argv[i : i + 2]
-    if attack not in ATTACKS:
+    ap = OneLineParser(usage=argparse.SUPPRESS, add_help=False, allow_abbrev=False)
+    flags = ap.add_argument_group("cheating flags (on top of student_peer's, below)")
+    flags.add_argument(
+        "--attack",
+        metavar="NAME",
+        help=f"the one attack of this game (required), one of: {', '.join(ATTACKS)}",
+    )
+    flags.add_argument(
+        "--verify",
+        action="store_true",
+        help='join with "verify": true and play verified games (protocol 14.5, 14.6)',
+    )
+    flags.add_argument(
+        "--witness",
+        action="store_true",
+        help='with --verify: join with "witness": true too (the table as witness, 14.6); '
+        "it never asks for a witness, never moves, and skips the witnessed notices",
+    )
+    own, argv = ap.parse_known_args(sys.argv[1:])
+    if "-h" in argv or "--help" in argv:
+        ap.print_help()
+        print()
+        student_peer.parse_args(argv)  # prints its own flags, and exits
+    if own.attack not in ATTACKS:
         sys.stderr.write(f"cheat_peer: --attack must be one of {', '.join(ATTACKS)}\n")
         sys.exit(1)
-    verify = "--verify" in argv
-    if verify:
-        argv.remove("--verify")
     args = student_peer.parse_args(argv)
-    args.attack = attack
-    args.verify = verify
+    args.attack = own.attack
+    args.verify = own.verify
+    args.witness = own.witness
     student_peer.play(Cheat(args), args)
 
 

@@ -107,6 +107,17 @@ CAUGHT_VERIFIED = {
     # Its next discard of the card it never reported may come first: not_held.
     "skip-report": ("unreported", "not_held"),
 }
+# Witnessed games (the table as witness, 14.6): the same, and silence is named too.
+CAUGHT_WITNESSED = {
+    **CAUGHT_VERIFIED,
+    "silent-receiver": ("no_answer",),
+    "silent-offerer": ("no_answer",),
+}
+# A card that does not open the picked position goes to the table to give again: our
+# cheater never answers the table (no_answer); one that gives the same card is wrong_card.
+for _attack in ("give-joker", "give-unheld", "give-same-twice", "give-discarded",
+                "give-uncommitted", "steer-pick"):  # fmt: skip
+    CAUGHT_WITNESSED[_attack] = (*CAUGHT_VERIFIED.get(_attack, ("wrong_card",)), "no_answer")
 # Attacks that may strike when the game is decided already (the cheater is the
 # last player in): a game over by the rules with the cheater as loser is no harm.
 HARMLESS_AT_THE_END = frozenset({"out-with-joker"})
@@ -114,6 +125,10 @@ HARMLESS_AT_THE_END = frozenset({"out-with-joker"})
 # timeout (PEER), so that an honest player that waits gives up first.
 VERIFIED_TURN_TIMEOUT = 2.0
 PEER = {"timeout": 1.0, "idle_timeout": 4.0, "stall_timeout": 1.0, "linger": 0.2}
+# In a witnessed game a silent player is named 3 s after it fell silent (the peer timeout,
+# then the table's 2 s for the move it owes): the other peers must hear nothing for longer
+# than that, under a loaded machine's delays too, before they give up on the game.
+WITNESSED_IDLE = 8.0
 GAME_TIMEOUT = 25.0
 
 
@@ -124,6 +139,7 @@ class CheatGame:
     attack: str
     outcome: TableOutcome | None
     verified: bool = False
+    witnessed: bool = False
     report: dict[str, Any] = field(default_factory=dict)  # the cheater's --report
     ended_at: float | None = None  # time.monotonic() when the table ended the game
     lines: dict[str, str] = field(default_factory=dict)  # each honest peer's result or error
@@ -169,7 +185,8 @@ def judge(game: CheatGame) -> list[str]:
     problems += [
         f"{nick} left the table" for nick in game.honest if f"{nick} left the table" in reason
     ]
-    expected = (CAUGHT_VERIFIED if game.verified else CAUGHT).get(game.attack, ())
+    rules = CAUGHT_WITNESSED if game.witnessed else CAUGHT_VERIFIED if game.verified else CAUGHT
+    expected = rules.get(game.attack, ())
     caught = outcome.culprit == CHEATER and outcome.rule in expected
     if game.attack in REFUSED and outcome.state is GameState.OVER:
         caught = True
@@ -185,10 +202,18 @@ def judge(game: CheatGame) -> list[str]:
 
 
 async def play(
-    players: int, seed: int, attack: str, workdir: Path, verified: bool = False
+    players: int,
+    seed: int,
+    attack: str,
+    workdir: Path,
+    verified: bool = False,
+    witnessed: bool = False,
 ) -> CheatGame:
     """One game of ``players`` (3-6) seats, one of them the cheater with ``attack``;
-    ``verified``: the cheater joins with verify too, so the game reports every exchange."""
+    ``verified``: the cheater joins with verify too, so the game reports every exchange;
+    ``witnessed``: and with witness, so the table witnesses an exchange a player asks it to
+    (our peers always ask to)."""
+    verified = verified or witnessed
     workdir.mkdir(parents=True, exist_ok=True)
     report = workdir / "cheat.json"
     ended: list[float] = []
@@ -212,18 +237,22 @@ async def play(
                 sys.executable, str(CHEAT), "--nick", CHEATER, "--table", f"{host}:{port}",
                 "--attack", attack, "--seed", str(seed), "--report", str(report),
                 "--timeout", str(GAME_TIMEOUT - 5), *(["--verify"] if verified else []),
+                *(["--witness"] if witnessed else []),
             ]  # fmt: skip
             process = await trio.lowlevel.open_process(command, stdout=out, stderr=out)
             for i in range(players - 1):
                 nick = f"h{i}"
-                peer = Peer(PeerConfig(nick=nick, table=(host, port), seed=seed * 10 + i, **PEER))
+                settings = {**PEER, "idle_timeout": WITNESSED_IDLE} if witnessed else PEER
+                peer = Peer(
+                    PeerConfig(nick=nick, table=(host, port), seed=seed * 10 + i, **settings)
+                )
                 nursery.start_soon(_peer, peer, lines)
             nursery.start_soon(_reap, process, outcomes, nursery.cancel_scope)
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     await process.wait()
     game = CheatGame(
-        players, seed, attack, outcomes[0] if outcomes else None, verified, lines=lines
+        players, seed, attack, outcomes[0] if outcomes else None, verified, witnessed, lines=lines
     )
     game.wall = time.monotonic() - started
     game.ended_at = ended[0] if ended else None
@@ -255,9 +284,11 @@ async def _peer(peer: Peer, lines: dict[str, str]) -> None:
         lines[peer.nick] = f"{peer.nick}: {exc}"
 
 
-def play_game(players: int, seed: int, attack: str, verified: bool = False) -> CheatGame:
+def play_game(
+    players: int, seed: int, attack: str, verified: bool = False, witnessed: bool = False
+) -> CheatGame:
     with tempfile.TemporaryDirectory() as tmp:
-        return trio.run(play, players, seed, attack, Path(tmp), verified)
+        return trio.run(play, players, seed, attack, Path(tmp), verified, witnessed)
 
 
 def main() -> int:
@@ -267,7 +298,11 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--attack", action="append", choices=ATTACKS)
     parser.add_argument("--verified", action="store_true", help="the cheater joins with verify")
+    parser.add_argument(
+        "--witnessed", action="store_true", help="the cheater joins with verify and witness"
+    )
     args = parser.parse_args()
+    args.verified = args.verified or args.witnessed
     failed = 0
     print(
         "| attack | games | struck | cheater named | honest named | rules | time to end (median) |"
@@ -277,7 +312,7 @@ def main() -> int:
         if attack in VERIFIED_ONLY and not args.verified:
             continue
         games = [
-            play_game(3 + (seed % 4), 1000 + seed, attack, args.verified)
+            play_game(3 + (seed % 4), 1000 + seed, attack, args.verified, args.witnessed)
             for seed in range(args.seeds)
         ]
         named = sum(g.outcome is not None and g.outcome.culprit == CHEATER for g in games)

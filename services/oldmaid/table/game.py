@@ -218,7 +218,10 @@ class Game:
                     "this game does not report its exchanges, so the table witnesses none "
                     "(protocol 14.6)"
                 )
-            return self.verified.witness(nick, request)
+            reply = self.verified.witness(nick, request)
+            if reply.ok:  # the exchange moves, through the table: the game is not stuck
+                self._moved()
+            return reply
         if isinstance(request, LeftWithTurn):
             quiet = trio.current_time() - self._last_move_at
             self.referee.left_with_turn(nick, request.nick, quiet=quiet)
@@ -270,12 +273,16 @@ class Game:
                 del fields["verified"]  # older clients only: the record as before
             self.transcript.referee(event.EVENT, **fields)
         if any(isinstance(e, Dealt | Discarded | WentOut) for e in events):
-            self._last_move_at = trio.current_time()
-            if self._stuck is not None:
-                self._stuck.deadline = self._last_move_at + self._turn_timeout
+            self._moved()
         if self.referee.decided and not self._grace_armed:
             self._grace_armed = True
             self._nursery.start_soon(self._end_after_grace)
+
+    def _moved(self) -> None:
+        """Something moved in the game: its turn timeout counts from now."""
+        self._last_move_at = trio.current_time()
+        if self._stuck is not None:
+            self._stuck.deadline = self._last_move_at + self._turn_timeout
 
     async def _end_after_grace(self) -> None:
         """End a decided game whose last pairs do not come (``TableGame.decided``)."""
@@ -299,12 +306,16 @@ class Game:
         """Abort the game once nothing moves (a draw, a discard, a player out) for
         ``turn_timeout``: a client that stops while it holds the turn, with no timeout of
         its own among the others, would otherwise hold the game open for ever."""
-        with trio.CancelScope(deadline=trio.current_time() + self._turn_timeout) as scope:
-            self._stuck = scope
-            await self.ended.wait()
         referee = self.referee
-        if not scope.cancelled_caught or referee.state is not GameState.PLAYING:
-            return
+        while True:
+            with trio.CancelScope(deadline=trio.current_time() + self._turn_timeout) as scope:
+                self._stuck = scope
+                await self.ended.wait()
+            if not scope.cancelled_caught or referee.state is not GameState.PLAYING:
+                return
+            if self.verified is None or not self.verified.witnessing:
+                break
+            # An exchange the table witnesses: its own deadline names whoever stops it.
         if referee.decided:
             return  # the last-pair grace ends it
         reason, culprit, rule = self._stuck_reason()

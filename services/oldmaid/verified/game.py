@@ -19,7 +19,12 @@ from ring.oldmaid.messages import Accuse, Gave, Move, Received, Reply, Witness, 
 from services.oldmaid.referee.rules import GameState, RefereeEvent, TableGame
 from services.oldmaid.verified.ledger import Lie
 from services.oldmaid.verified.play import VerifiedPlay, abort_reason
-from services.oldmaid.verified.witness import MOVE_TIMEOUT, Refused, WitnessDesk
+from services.oldmaid.verified.witness import (
+    MOVE_TIMEOUT,
+    Exchange,
+    Refused,
+    WitnessDesk,
+)
 
 # A verified game whose ledger waits this long for a report (at most the turn
 # timeout) ends naming who it waits for; honest players report within
@@ -111,6 +116,11 @@ class VerifiedGame:
         self.act_on(proved)
         return True
 
+    @property
+    def witnessing(self) -> bool:
+        """Whether an exchange the table witnesses is under way (its deadline runs)."""
+        return self.desk is not None and bool(self.desk.open)
+
     def witness(self, nick: str, request: Witness | Move) -> Reply:
         """A request to witness an exchange, or a move in one (protocol 14.6)."""
         desk = self.desk
@@ -123,11 +133,17 @@ class VerifiedGame:
             return error("the game is over")
         try:
             if isinstance(request, Witness):
-                exchange, lie = desk.ask(nick, request), None
+                exchange, lie = desk.ask(nick, request)
             else:
                 exchange, lie = desk.move(nick, request)
         except Refused as exc:
             return error(str(exc))
+        self._witnessed(exchange, lie)
+        return ok()
+
+    def _witnessed(self, exchange: Exchange, lie: Lie | None) -> None:
+        """Tell both players how the exchange stands; act on its lie, or time its move."""
+        assert self._notify is not None and self._nursery is not None
         notice = exchange.notice()
         for player in (exchange.offerer, exchange.receiver):
             self._notify(player, notice)
@@ -135,7 +151,6 @@ class VerifiedGame:
             self.act_on(lie)
         elif exchange.owes is not None:
             self._nursery.start_soon(self._expire, exchange.seq, exchange.step)
-        return ok()
 
     async def _expire(self, seq: int, step: int) -> None:
         """Name the player that owes step ``step`` of exchange ``seq`` if it is still owed
@@ -198,6 +213,12 @@ class VerifiedGame:
             # Cancelled: the deadline set when the ledger began to wait has passed.
             self._timer = trio.CancelScope(deadline=math.inf)
             if self._waits_since is None or self._referee.state is not GameState.PLAYING:
+                continue
+            if self.witnessing:
+                # The exchange the ledger waits on may be the one the table witnesses: its
+                # own deadline names whoever stops it, so the report's wait starts again.
+                self._waits_since = trio.current_time()
+                self._timer.deadline = self._waits_since + self._report_timeout
                 continue
             lie = self.play.stalled()
             reason = f"a report was missing for {self._report_timeout:g} s: {abort_reason(lie)}"

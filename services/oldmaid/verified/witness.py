@@ -15,6 +15,7 @@ and keeps the one deadline of each open exchange.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ from services.oldmaid.verified.ledger import Ledger
 
 # How long the player that owes a move of a witnessed exchange has to make it.
 MOVE_TIMEOUT = 2.0
+KEPT = 8  # exchanges done, remembered
 
 ANSWER, PICK, CARD, DONE = "answer", "pick", "card", "done"
 _WHAT = {ANSWER: "answer the offer", PICK: "pick from the offer", CARD: "give the picked card"}
@@ -80,7 +82,7 @@ class WitnessDesk:
     """The witnessed exchanges of one verified game.
 
     ``seats`` in order (the turn goes to the next seat in); ``secrets`` every
-    player's; the ``ledger`` says who holds the turn and which exchange is next;
+    player's; the ``ledger`` says which exchanges are judged (and spent);
     ``out`` is asked for the players the table counts out.
     """
 
@@ -96,12 +98,17 @@ class WitnessDesk:
         self._ledger = ledger
         self._out = out
         self.open: dict[int, Exchange] = {}  # by seq: one exchange is current at a time
+        # The last ones done: asked about again (a player whose wait ran out as the last
+        # notice reached it), the table says how they ended rather than start them anew.
+        self.done: collections.OrderedDict[int, Exchange] = collections.OrderedDict()
 
     # -- asking ------------------------------------------------------------------
 
-    def ask(self, asker: str, request: Witness) -> Exchange:
-        """Witness ``asker``'s exchange with ``request.to`` from where it stands; the
-        exchange (its notice goes to both). ``Refused`` if the table cannot check it."""
+    def ask(self, asker: str, request: Witness) -> tuple[Exchange, Lie | None]:
+        """Witness ``asker``'s exchange with ``request.to`` from where it stands: the
+        exchange (its notice goes to both), and the lie what the asker brings proves (an
+        ``out`` with the receiver's ack while the table counts it in). ``Refused`` if the
+        table cannot check it."""
         offer, other = request.offer, request.to
         if other == asker or other not in self._secrets:
             raise Refused(f"{other!r} is not another player of this game")
@@ -111,6 +118,11 @@ class WitnessDesk:
             offerer, receiver = other, asker
         else:
             raise Refused(f"the offer is from {offer.sender!r}: neither you nor {other}")
+        ended = self.done.get(offer.seq)
+        if ended is not None and (ended.offerer, ended.receiver) == (offerer, receiver):
+            if not exchanges.same(ended.offer.mac, offer.mac):
+                raise Refused(f"exchange {offer.seq} went through the table with another offer")
+            return ended, None  # its last notice, again
         self._check_offer(offer, offerer, receiver)
         current = self.open.get(offer.seq)
         if current is not None:
@@ -120,15 +132,30 @@ class WitnessDesk:
             self._carry(current, asker, request)
             if current.move != before:
                 current.step += 1
-            return current
+            return current, None
         exchange = Exchange(offer, offerer, receiver, asker, ANSWER)
+        lie = self._false_out(exchange, asker, request)
+        if lie is not None:
+            self._close(exchange)
+            return exchange, lie
         self._carry(exchange, asker, request)
         if exchange.move == DONE:
             raise Refused("nothing is owed in this exchange: the receiver's ack shows it took it")
         if asker == receiver and exchange.move != CARD:
             raise Refused("ask with your pick: the offerer owes you a card once you have picked")
         self.open[offer.seq] = exchange
-        return exchange
+        return exchange, None
+
+    def _false_out(self, exchange: Exchange, asker: str, request: Witness) -> Lie | None:
+        """An ``out`` the offerer brings: if its ack is the receiver's and the table counts
+        the receiver in, that is the lie; else (no ack of its) the receiver answers again."""
+        answer = request.answer
+        if answer is None or answer.result != "out" or asker != exchange.offerer:
+            return None
+        secret = self._secrets[exchange.receiver]
+        if not exchanges.same(answer.ack, exchanges.out_ack(secret, exchange.offerer)):
+            return None
+        return self._take_answer(exchange, "out", answer.ack)
 
     def _check_offer(self, offer: OfferSeen, offerer: str, receiver: str) -> None:
         mac = exchanges.offer_mac(
@@ -139,13 +166,11 @@ class WitnessDesk:
             raise Refused(f"the offer does not carry {offerer}'s mac of an offer to {receiver}")
         if len(offer.hashes) != offer.num_cards:
             raise Refused(f"the offer has {len(offer.hashes)} hashes for {offer.num_cards} cards")
-        ledger = self._ledger
-        if offer.seq != ledger.seq + 1 or ledger.holder != offerer:
-            raise Refused(
-                f"exchange {offer.seq} is not {offerer}'s to offer as far as the reports go "
-                f"(the last judged is {ledger.seq}, and {ledger.holder} holds the turn); "
-                "if reports are on their way, ask again in a moment"
-            )
+        # Whether the offerer held the turn is the ledger's to judge, from the reports, as
+        # for any exchange (a second turn names its giver): its reports may still be on
+        # their way. An exchange it has judged already is spent.
+        if offer.seq <= self._ledger.seq:
+            raise Refused(f"exchange {offer.seq} is judged already")
         following = self.next_in(offerer)
         if receiver != following:
             raise Refused(f"{receiver} is not the next player in after {offerer} ({following} is)")
@@ -195,8 +220,14 @@ class WitnessDesk:
             lie = self._take_card(exchange, request)
         exchange.step += 1
         if exchange.move == DONE or lie is not None:
-            self.open.pop(exchange.seq, None)
+            self._close(exchange)
         return exchange, lie
+
+    def _close(self, exchange: Exchange) -> None:
+        self.open.pop(exchange.seq, None)
+        self.done[exchange.seq] = exchange
+        while len(self.done) > KEPT:
+            self.done.popitem(last=False)
 
     def _take_answer(self, exchange: Exchange, result: str, ack: str) -> Lie | None:
         secret = self._secrets[exchange.receiver]
@@ -254,7 +285,7 @@ class WitnessDesk:
         exchange = self.open.get(seq)
         if exchange is None or exchange.step != step or exchange.owes is None:
             return None
-        self.open.pop(seq)
+        self._close(exchange)
         return Lie(
             "no_answer",
             f"{exchange.owes} did not {_WHAT[exchange.move]} (exchange {exchange.seq}, "

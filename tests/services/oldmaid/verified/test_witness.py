@@ -81,7 +81,7 @@ def scene(seed: int, players: int = 4, passes: bool = False) -> Scene:
 def test_an_honest_exchange_finished_through_the_table_names_no_one() -> None:
     s = scene(3)
     x = s.x
-    exchange = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
+    exchange, _ = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
     assert (exchange.owes, exchange.move, exchange.step) == (x.receiver, ANSWER, 1)
     exchange, lie = s.desk.move(x.receiver, Move(seq=x.seq, answer=s.answer))
     assert lie is None and (exchange.owes, exchange.move) == (x.receiver, PICK)
@@ -102,12 +102,12 @@ def test_any_honest_exchange_witnessed_from_either_side_ends_done(
     s = scene(seed, players)
     x = s.x
     if asker == "O":  # the offerer, with the receiver's ack: it waits for the pick
-        exchange = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer, ack=x.gave.ack))
+        exchange, _ = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer, ack=x.gave.ack))
         assert exchange.owes == x.receiver
         exchange, lie = s.desk.move(x.receiver, Move(seq=x.seq, pick=s.pick))
         assert lie is None
     else:  # the receiver, with its pick: it waits for the card
-        exchange = s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
+        exchange, _ = s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
     assert exchange.owes == x.sender
     exchange, lie = s.desk.move(x.sender, s.card())
     assert lie is None and exchange.move == DONE
@@ -116,7 +116,7 @@ def test_any_honest_exchange_witnessed_from_either_side_ends_done(
 def test_a_receiver_that_never_answers_is_named() -> None:
     s = scene(4)
     x = s.x
-    exchange = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
+    exchange, _ = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
     lie = s.desk.overdue(x.seq, exchange.step)
     assert lie is not None and (lie.rule, lie.culprit) == ("no_answer", x.receiver)
     assert "answer the offer" in lie.what and x.sender in lie.what
@@ -125,7 +125,7 @@ def test_a_receiver_that_never_answers_is_named() -> None:
 def test_an_offerer_that_never_gives_the_card_is_named() -> None:
     s = scene(5)
     x = s.x
-    exchange = s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
+    exchange, _ = s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
     lie = s.desk.overdue(x.seq, exchange.step)
     assert lie is not None and (lie.rule, lie.culprit) == ("no_answer", x.sender)
 
@@ -133,7 +133,7 @@ def test_an_offerer_that_never_gives_the_card_is_named() -> None:
 def test_a_move_made_in_time_is_no_overdue() -> None:
     s = scene(6)
     x = s.x
-    first = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer)).step
+    first = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))[0].step
     s.desk.move(x.receiver, Move(seq=x.seq, answer=s.answer))
     assert s.desk.overdue(x.seq, first) is None  # the deadline of a step already made
 
@@ -172,7 +172,7 @@ def test_a_witnessed_pass_is_done_with_the_receivers_ok() -> None:
     ("case", "says"),
     [
         ("bad offer mac", "does not carry"),
-        ("spent exchange", "not"),
+        ("spent exchange", "judged already"),
         ("not the next player", "is not the next player in"),
         ("a stranger's offer", "neither you nor"),
         ("receiver without a pick", "ask with your pick"),
@@ -216,7 +216,7 @@ def test_what_the_table_cannot_check_is_refused(case: str, says: str) -> None:
 def test_moves_the_table_cannot_take_are_refused_and_change_nothing() -> None:
     s = scene(11)
     x = s.x
-    exchange = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
+    exchange, _ = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
     with pytest.raises(Refused, match="not yours"):
         s.desk.move(x.sender, Move(seq=x.seq, answer=s.answer))
     with pytest.raises(Refused, match="ack"):
@@ -225,3 +225,30 @@ def test_moves_the_table_cannot_take_are_refused_and_change_nothing() -> None:
         s.desk.move(x.receiver, Move(seq=x.seq, pick=s.pick))
     assert (exchange.move, exchange.step) == (ANSWER, 1)
     assert s.desk.overdue(x.seq, 1) is not None  # its deadline still runs
+
+
+def test_an_out_with_the_receivers_ack_brought_while_it_is_counted_in_is_false_out() -> None:
+    s = scene(12)
+    x = s.x
+    ack = exchanges.out_ack(s.game.secrets[x.receiver], x.sender)
+    answer = Answer(result="out", ack=ack)
+    _, lie = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer, answer=answer))
+    assert lie is not None and (lie.rule, lie.culprit) == ("false_out", x.receiver)
+    assert not s.desk.open
+
+
+def test_an_out_without_the_receivers_ack_makes_it_answer_again() -> None:
+    s = scene(13)
+    x = s.x
+    answer = Answer(result="out", ack="0" * 32)  # the offerer cannot check an ack
+    exchange, lie = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer, answer=answer))
+    assert lie is None and (exchange.owes, exchange.move) == (x.receiver, ANSWER)
+
+
+def test_asking_again_about_an_exchange_done_gets_its_end() -> None:
+    s = scene(14)
+    x = s.x
+    s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
+    done, _ = s.desk.move(x.sender, s.card())
+    again, lie = s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
+    assert again is done and lie is None and again.move == DONE and not s.desk.open

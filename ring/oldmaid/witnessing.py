@@ -1,0 +1,454 @@
+"""The peer's side of the table as witness (protocol 14.6, "The table as witness").
+
+In a witnessed game every link to a neighbour is a ``WitnessedLink``: the
+``Connection`` itself, as long as the exchanges on it go well. When the
+neighbour leaves us waiting in an exchange for the peer timeout (for the
+answer to our offer, for a pick after its ``ok``, for the card after our
+pick), the link asks the table to witness that exchange, and from then on
+the exchange's moves go through the table: what the peer sends becomes a
+``move``, what it receives comes from the table's ``witnessed`` notices. The
+peer's exchange code (``Links``, ``Picks``) does not know the difference:
+the link hands it the same events either way.
+
+``Witnessing`` keeps every exchange this peer is in by its number, so that a
+notice about one the neighbour asked the table to witness finds it: the
+direct wait is cut short, a move already made directly is made again
+through the table (the same bytes), and an offer that never came directly
+is taken as a turn of its own. The offerer drops a link whose exchange went
+through the table (its protocol state no longer matches what passed), and
+dials afresh for the next.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from ring.games.events import EventLog
+from ring.oldmaid.messages import (
+    Answer,
+    Move,
+    Offer,
+    OfferSeen,
+    Pick,
+    PickSeen,
+    Reply,
+    Witness,
+    Witnessed,
+    YourTurn,
+)
+from ring.oldmaid.protocol import Answered, Closed, Invalid, Role
+from ring.oldmaid.turns import Turns
+from ring.wire.transport import Connection
+
+# After asking, how long to wait for each of the table's notices: the player that owes
+# a move has 2 s (the table's MOVE_TIMEOUT) before the table names it, and the notice
+# of that takes a moment more.
+NOTICE_WAIT = 4.0
+KEPT = 16  # exchanges remembered, for a notice about one we are done with
+
+ANSWER, PICK, CARD = "answer", "pick", "card"
+
+
+@dataclass
+class Exchange:
+    """One exchange this peer is in, as far as it has gone."""
+
+    role: Role  # OFFERER: ours to offer; PICKER: we received the offer
+    other: str
+    offer: Offer
+    ack: str | None = None  # the receiver's ok's ack
+    answer: str | None = None  # the receiver's answer: "ok" or "out"
+    out_ack: str | None = None  # an out's ack the table did not count, for the table to see
+    pick: Pick | None = None
+    card: Any = None
+    salt: str | None = None
+    witnessed: bool = False
+    refused: bool = False  # the table would not witness it: never asked again
+    step: int = 0  # the last notice's
+    latest: Witnessed | None = None  # the exchange as the table last said it stands
+    arrived: trio.Event = field(default_factory=trio.Event)
+    waiting: trio.CancelScope | None = None  # a direct wait to cut short
+    link: Any = None  # the WitnessedLink it runs on
+
+    @property
+    def seq(self) -> int:
+        assert self.offer.seq is not None
+        return self.offer.seq
+
+    def seen(self) -> OfferSeen:
+        assert self.offer.sender and self.offer.hashes is not None and self.offer.mac
+        return OfferSeen(
+            sender=self.offer.sender,
+            seq=self.seq,
+            num_cards=self.offer.num_cards,
+            hashes=self.offer.hashes,
+            mac=self.offer.mac,
+        )
+
+
+class Witnessing:
+    """Every exchange this peer is in, and the table as witness of them."""
+
+    def __init__(self, turns: Turns, log: EventLog, timeout: float) -> None:
+        self._turns = turns
+        self.on = False  # the join reply said witness: true
+        self._log = log
+        self.witness_after = timeout  # the peer timeout: how long a neighbour may take
+        self.exchanges: collections.OrderedDict[int, Exchange] = collections.OrderedDict()
+        # Set by the peer: its table requests, whether the game is over, and how a
+        # turn that came only through the table is taken (with the link it came by).
+        self.request: Callable[..., Awaitable[Reply]] | None = None
+        self.post: Callable[..., Awaitable[None]] | None = None
+        self.game_over: trio.Event | None = None
+        self.take: Callable[[WitnessedLink, Offer], Awaitable[None]] | None = None
+        self.nursery: trio.Nursery | None = None
+
+    @property
+    def nick(self) -> str:
+        return self._turns.nick
+
+    def wrap(self, conn: Connection, role: Role, other: str | None = None) -> Any:
+        """``conn`` as a link to a neighbour. Wrapped whether or not the game is witnessed:
+        a neighbour may dial us before our join reply says so; until it does, the link
+        passes everything straight through."""
+        return WitnessedLink(self, conn, role, other)
+
+    def begin(self, exchange: Exchange) -> Exchange:
+        known = self.exchanges.get(exchange.seq)
+        if known is not None and known.role is exchange.role and known.other == exchange.other:
+            known.offer = exchange.offer  # a retry of the same exchange
+            return known
+        self.exchanges[exchange.seq] = exchange
+        while len(self.exchanges) > KEPT:
+            self.exchanges.popitem(last=False)
+        return exchange
+
+    # -- the table's notices ---------------------------------------------------------
+
+    def noticed(self, notice: Witnessed) -> None:
+        """A ``witnessed`` notice from the table (the table connection's reader calls it)."""
+        if self.nick not in (notice.offerer, notice.receiver):
+            return
+        exchange = self.exchanges.get(notice.seq)
+        if exchange is None or (exchange.role is Role.PICKER and exchange.other != notice.offerer):
+            if notice.receiver == self.nick and notice.move == ANSWER:
+                self._take_from_table(notice)
+            return
+        if notice.step <= exchange.step:
+            return  # overtaken by a later one
+        exchange.step = notice.step
+        exchange.witnessed = True
+        exchange.latest = notice
+        exchange.arrived.set()
+        if exchange.role is Role.OFFERER and exchange.link is not None:
+            exchange.link.retired = True  # its protocol state no longer matches: dial afresh
+        if exchange.waiting is not None:
+            exchange.waiting.cancel()  # the direct wait: the exchange is the table's now
+        if notice.owes == self.nick and self.nursery is not None:
+            self.nursery.start_soon(self._again, exchange, notice)
+
+    def _take_from_table(self, notice: Witnessed) -> None:
+        """An offer that reached us only through the table: a turn like any other."""
+        if self.take is None or self.nursery is None:
+            return
+        seen = notice.offer
+        offer = Offer(num_cards=seen.num_cards, sender=seen.sender, seq=seen.seq,
+                      hashes=list(seen.hashes), mac=seen.mac)  # fmt: skip
+        link = WitnessedLink(self, None, Role.PICKER, seen.sender)
+        exchange = self.begin(Exchange(Role.PICKER, seen.sender, offer, witnessed=True))
+        exchange.step, exchange.latest = notice.step, notice
+        link.current = exchange
+        self._log.write("witnessed", seq=notice.seq, move=notice.move, owes=notice.owes)
+        self.nursery.start_soon(self.take, link, offer)
+
+    async def _again(self, exchange: Exchange, notice: Witnessed) -> None:
+        """A move we owe and made directly already: the same, through the table."""
+        move = None
+        if notice.move == ANSWER and exchange.answer is not None and exchange.ack is not None:
+            answer = Answer(result=exchange.answer, ack=exchange.ack)  # type: ignore[arg-type]
+            move = Move(seq=exchange.seq, answer=answer)
+        elif notice.move == PICK and exchange.pick is not None and exchange.pick.mac:
+            move = Move(seq=exchange.seq, pick=PickSeen(exchange.pick.card_num, exchange.pick.mac))
+        elif notice.move == CARD and exchange.card is not None and exchange.salt is not None:
+            move = Move(seq=exchange.seq, card=exchange.card, salt=exchange.salt)
+        if move is not None:
+            await self.move(move)
+
+    # -- requests to the table -----------------------------------------------------------
+
+    def may_ask(self, exchange: Exchange) -> bool:
+        """Whether we may still ask the table about ``exchange``: not once it said no, nor
+        once the game is over (a link then waits as it would without the table)."""
+        over = self.game_over is not None and self.game_over.is_set()
+        return self.request is not None and not exchange.refused and not over
+
+    async def ask(self, exchange: Exchange) -> bool:
+        """Ask the table to witness ``exchange`` (from where we stand in it); whether it
+        takes it (it may wait for the reports before it, protocol 14.6)."""
+        assert self.request is not None
+        if not self.may_ask(exchange):
+            return False
+        request = Witness(to=exchange.other, offer=exchange.seen())
+        if exchange.role is Role.OFFERER and exchange.ack is not None:
+            request.ack = exchange.ack
+        if exchange.role is Role.PICKER and exchange.pick is not None and exchange.pick.mac:
+            request.pick = PickSeen(exchange.pick.card_num, exchange.pick.mac)
+        if exchange.out_ack is not None:
+            request.answer = Answer(result="out", ack=exchange.out_ack)
+        reply = await self.request(request)
+        if reply.ok:
+            exchange.witnessed = True
+            self._log.write("witness", to=exchange.other, seq=exchange.seq)
+            return True
+        exchange.refused = True
+        self._log.write("witness_refused", to=exchange.other, seq=exchange.seq,
+                        message=reply.message)  # fmt: skip
+        return False
+
+    async def answer_again(self, link: Any) -> Reply | None:
+        """The receiver's answer to our offer through the table, the one that came directly
+        not being one we can take (an ``out`` the table does not count). None if the game
+        is not witnessed, or the table cannot witness it, or ends first."""
+        exchange = getattr(link, "current", None)
+        if not self.on or exchange is None or exchange.role is not Role.OFFERER:
+            return None
+        if exchange.answer == "out" and exchange.ack:
+            exchange.out_ack = exchange.ack
+        exchange.latest, exchange.answer, exchange.ack = None, None, None
+        link.awaiting = ANSWER
+        if not await self.ask(exchange):
+            return None
+        event = await link.from_table(exchange)
+        return event.reply if isinstance(event, Answered) else None
+
+    async def card_again(self, link: Any) -> tuple[Any, str | None] | None:
+        """The card of our pick through the table, the one that came directly not opening
+        the position we picked: the offerer gives it again where the table sees it (and
+        the table names it if that one does not open the position either). None if the
+        game is not witnessed, or the table cannot witness it."""
+        exchange = getattr(link, "current", None)
+        if not self.on or exchange is None or exchange.pick is None:
+            return None
+        exchange.latest, exchange.card, exchange.salt = None, None, None
+        link.awaiting = CARD
+        if not await self.ask(exchange):
+            return None
+        event = await link.from_table(exchange)
+        if isinstance(event, Answered) and event.reply.card is not None:
+            return event.reply.card, event.reply.salt
+        return None
+
+    async def move(self, move: Move) -> None:
+        """A move, in its place among our reports (posted, not waited for: the ``gave``
+        that follows it must not be overtaken by a report of the next exchange)."""
+        assert self.post is not None
+        await self.post(move, at_once=True)
+
+
+class WitnessedLink:
+    """A link to a neighbour with the table as witness: the ``Connection``'s interface."""
+
+    def __init__(
+        self, desk: Witnessing, conn: Connection | None, role: Role, other: str | None
+    ) -> None:
+        self._desk = desk
+        self.conn = conn
+        self._role = role
+        self._other = other
+        self.current: Exchange | None = None
+        self.awaiting: str | None = None  # what we wait for from the neighbour
+        self._since = 0.0
+        self.retired = False  # the offerer's link after an exchange through the table
+
+    @property
+    def timeout(self) -> float | None:
+        return self.conn.timeout if self.conn is not None else self._desk.witness_after
+
+    @property
+    def remote_address(self) -> tuple[str, int] | None:
+        return self.conn.remote_address if self.conn is not None else None
+
+    async def aclose(self) -> None:
+        if self.conn is not None:
+            await self.conn.aclose()
+
+    async def send_or_close(self, message: Any, **kw: Any) -> bool:
+        if self.conn is None:
+            return False
+        return await self.conn.send_or_close(message, **kw)
+
+    # -- sending ---------------------------------------------------------------------------
+
+    async def send(self, message: Any, *, timeout: float | None = None, **kw: Any) -> None:
+        if not self._desk.on:
+            assert self.conn is not None
+            await self.conn.send(message, timeout=timeout, **kw)
+            return
+        exchange = self._sent(message)
+        if exchange is not None and exchange.witnessed:
+            await self._move(exchange, message)
+            return
+        assert self.conn is not None
+        await self.conn.send(message, timeout=timeout, **kw)
+
+    async def send_together(self, *messages: Any, timeout: float | None = None) -> None:
+        await self._send_all(messages, timeout, together=True)
+
+    async def send_each(self, *messages: Any, timeout: float | None = None) -> None:
+        await self._send_all(messages, timeout, together=False)
+
+    async def _send_all(self, messages: Any, timeout: float | None, *, together: bool) -> None:
+        exchanges = [self._sent(message) for message in messages] if self._desk.on else []
+        if any(e is not None and e.witnessed for e in exchanges):
+            for exchange, message in zip(exchanges, messages, strict=True):
+                assert exchange is not None
+                await self._move(exchange, message)
+            return
+        assert self.conn is not None
+        send = self.conn.send_together if together else self.conn.send_each
+        await send(*messages, timeout=timeout)
+
+    def _sent(self, message: Any) -> Exchange | None:
+        """Follow the exchange by what we send; the exchange it belongs to."""
+        now = trio.current_time()
+        if isinstance(message, Offer) and message.seq is not None and self._other is not None:
+            self.current = self._desk.begin(Exchange(Role.OFFERER, self._other, message))
+            self.current.link = self
+            self.awaiting, self._since = ANSWER, now
+            return self.current
+        if isinstance(message, YourTurn):
+            self.current, self.awaiting = None, None
+            return None
+        exchange = self.current
+        if exchange is None:
+            return None
+        if isinstance(message, Pick):
+            exchange.pick = message
+            self.awaiting, self._since = CARD, now
+        elif isinstance(message, Reply) and self._role is Role.PICKER:
+            exchange.answer = message.result if message.result in ("ok", "out") else None
+            exchange.ack = message.ack
+        elif isinstance(message, Reply) and message.ok and message.card is not None:
+            exchange.card, exchange.salt = message.card, message.salt
+            self.awaiting = None
+        return exchange
+
+    async def _move(self, exchange: Exchange, message: Any) -> None:
+        seq = exchange.seq
+        if isinstance(message, Pick) and message.mac:
+            move = Move(seq=seq, pick=PickSeen(message.card_num, message.mac))
+        elif isinstance(message, Reply) and self._role is Role.PICKER and message.ack:
+            if message.result not in ("ok", "out"):
+                return
+            move = Move(seq=seq, answer=Answer(result=message.result, ack=message.ack))  # type: ignore[arg-type]
+        elif isinstance(message, Reply) and message.card is not None and message.salt:
+            move = Move(seq=seq, card=message.card, salt=message.salt)
+        else:
+            return  # nothing the table takes (an error reply): the exchange is the table's
+        await self._desk.move(move)
+
+    # -- receiving ---------------------------------------------------------------------------
+
+    async def receive(self, *, timeout: float | None = None) -> Any:
+        if not self._desk.on:
+            assert self.conn is not None
+            return await self.conn.receive(timeout=timeout)
+        exchange = self.current
+        if exchange is not None and exchange.witnessed and self.awaiting is not None:
+            return await self.from_table(exchange)
+        assert self.conn is not None
+        wait = self.conn.timeout if timeout is None else timeout
+        if exchange is None or self.awaiting is None or not self._desk.may_ask(exchange):
+            while True:
+                event = await self.conn.receive(timeout=timeout)
+                if not (isinstance(event, Answered) and exchange is not None
+                        and exchange.witnessed):  # fmt: skip
+                    return self._got(event)
+                # A reply that came by the link after its exchange went through the table.
+        left = max(self._since + self._desk.witness_after - trio.current_time(), 0.0)
+        try:
+            with trio.CancelScope() as scope:
+                exchange.waiting = scope
+                event = await self.conn.receive(timeout=min(wait or left, left))
+                return self._got(event)
+        except trio.TooSlowError:
+            if left > (wait or left):
+                raise  # the caller's own, shorter wait
+            if not await self._desk.ask(exchange):
+                raise
+        finally:
+            exchange.waiting = None
+        return await self.from_table(exchange)
+
+    async def from_table(self, exchange: Exchange) -> Any:
+        """The event the table's notices bring for what we await; ``Closed`` if the game
+        ends first (the table named someone)."""
+        game_over = self._desk.game_over
+        while True:
+            # Each notice is the whole exchange as it stands: the latest answers all we
+            # may still await (an ok and a pick can come in one, when both asked at once).
+            event = None if exchange.latest is None else self._event(exchange, exchange.latest)
+            if event is not None:
+                return self._got(event)
+            exchange.arrived = trio.Event()
+            with trio.move_on_after(NOTICE_WAIT):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_wait_then_cancel, exchange.arrived, nursery.cancel_scope)
+                    if game_over is not None:
+                        nursery.start_soon(_wait_then_cancel, game_over, nursery.cancel_scope)
+            if game_over is not None and game_over.is_set():
+                return Closed()
+            if not exchange.arrived.is_set():
+                raise trio.TooSlowError
+
+    def _event(self, exchange: Exchange, notice: Witnessed) -> Any:
+        """The notice as the event we await, or None if it is not that yet."""
+        if self.awaiting == ANSWER and notice.answer is not None:
+            reply = Reply(result=notice.answer, ack=notice.ack)  # type: ignore[arg-type]
+            return Answered(exchange.offer, reply)
+        if self.awaiting == PICK and notice.pick is not None:
+            return Pick(card_num=notice.pick.card_num, mac=notice.pick.mac)
+        if self.awaiting == CARD and notice.card is not None and exchange.pick is not None:
+            reply = Reply(result="ok", card=notice.card, salt=notice.salt)
+            return Answered(exchange.pick, reply)
+        return None
+
+    def _got(self, event: Any) -> Any:
+        """Follow the exchange by what we receive."""
+        now = trio.current_time()
+        exchange = self.current
+        if isinstance(event, Offer) and event.seq is not None and event.sender:
+            known = self._desk.exchanges.get(event.seq)
+            if known is not None and known.witnessed and known.other == event.sender:
+                # It came late, by the link, after the table had it done: not a new turn.
+                return Invalid(f"exchange {event.seq} went through the table")
+            self._other = event.sender
+            self.current = self._desk.begin(Exchange(Role.PICKER, event.sender, event))
+            self.current.link = self
+            self.awaiting = None
+        elif isinstance(event, YourTurn):
+            self.current, self.awaiting = None, None
+        elif isinstance(event, Answered) and exchange is not None:
+            if isinstance(event.request, Offer):
+                exchange.answer, exchange.ack = event.reply.result, event.reply.ack
+                picking = event.reply.ok and exchange.offer.num_cards > 0
+                self.awaiting, self._since = (PICK, now) if picking else (None, now)
+            elif isinstance(event.request, Pick):
+                if event.reply.ok:
+                    exchange.card, exchange.salt = event.reply.card, event.reply.salt
+                self.awaiting = None
+        elif isinstance(event, Pick) and exchange is not None:
+            exchange.pick = event
+            self.awaiting = None
+        return event
+
+
+
+async def _wait_then_cancel(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

@@ -1,0 +1,74 @@
+"""The table as witness (protocol 14.6), from the peers' side: whole games of honest
+``ring peer``s over loopback TCP, in which every exchange a neighbour is slow to answer
+goes through the table.
+
+A peer that asks the table after ``witness_after`` 0.1 ms of waiting asks about nearly
+every exchange, so both sides meet every path: the asker's, the other side's moves made
+again through the table, both sides asking at once, a reply that comes by the link after
+the table had the exchange done. An honest game must still end as ever, naming no one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
+from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
+
+
+async def play(players: int, seed: int, witness_after: float | None, asking: int) -> tuple[
+    TableOutcome, dict[str, Outcome | PeerError], list[dict[str, Any]]
+]:  # fmt: skip
+    config = TableConfig(players=players, port=0, seed=seed, linger=1.0, turn_timeout=20.0)
+    outcomes: list[TableOutcome] = []
+    results: dict[str, Outcome | PeerError] = {}
+    events: list[dict[str, Any]] = []
+
+    async def table(*, task_status: trio.TaskStatus) -> None:
+        outcomes.append(await serve_table(config, task_status=task_status))
+
+    async def peer(config: PeerConfig) -> None:
+        try:
+            results[config.nick] = await Peer(config).play()
+        except PeerError as exc:
+            results[config.nick] = exc
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            host, port = await nursery.start(table)
+            for index in range(players):
+                nursery.start_soon(
+                    peer,
+                    PeerConfig(
+                        nick=f"p{index}", table=(host, port), seed=seed * 10 + index,
+                        timeout=3.0, linger=0.2,
+                        witness_after=witness_after if index < asking else None,
+                        on_event=events.append,
+                    ),
+                )  # fmt: skip
+    return outcomes[0], results, events
+
+
+@pytest.mark.parametrize(("players", "seed", "asking"), [(3, 12, 3), (5, 14, 1)])
+async def test_honest_games_whose_every_exchange_goes_through_the_table_end_as_ever(
+    players: int, seed: int, asking: int
+) -> None:
+    """Every peer (or the first one) asks about each exchange it waits in at all."""
+    table, results, events = await play(players, seed, 0.0001, asking)
+    assert table.loser is not None and len(table.out) == players - 1, table.line
+    assert table.culprit is None
+    assert all(isinstance(result, Outcome) for result in results.values()), results
+    asked = [e for e in events if e.get("event") == "witness"]
+    assert len(asked) >= 10, "the table witnessed too few exchanges to prove anything"
+    assert "[verified game: every exchange reported]" in table.line
+
+
+async def test_a_game_of_peers_that_do_not_ask_is_not_witnessed() -> None:
+    """Without a slow neighbour no one asks: the table sees the reports only."""
+    table, results, events = await play(3, 12, None, 0)
+    assert table.loser is not None and table.culprit is None
+    assert not [e for e in events if e.get("event") in ("witness", "witnessed")]
+    assert all(isinstance(result, Outcome) for result in results.values()), results
