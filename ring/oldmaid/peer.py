@@ -389,8 +389,11 @@ class Peer:
         try:
             reporting.check_card(offer, card_num, card, salt)
         except PeerError:
-            # Not what the offer committed to: in a witnessed game, the offerer gives it
-            # again through the table, which names it if that one is wrong too (14.6).
+            # Not what the offer committed to. A card of another position: our refusal
+            # proves it. Else, in a witnessed game, the offerer gives it again through the
+            # table, which names it if that one is wrong too (14.6).
+            if reporting.opens_another(offer, card, salt):
+                raise
             again = await self.links.witnessing.card_again(link)
             if again is None:
                 raise

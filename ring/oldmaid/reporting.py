@@ -192,6 +192,12 @@ class Reporting:
             return
         raise self._wrong_card(offer, position, card, salt)
 
+    def opens_another(self, offer: Offer, card: Card, salt: str | None) -> bool:
+        """Whether a card that did not open the position we picked opens another one: then
+        our refusal proves the offerer answered with another committed card (14.6)."""
+        hashes = offer.hashes or []
+        return any(exchanges.opens(hashes, i, card, salt) for i in range(len(hashes)))
+
     def _wrong_card(self, offer: Offer, position: int, card: Card, salt: str | None) -> PeerError:
         return accusation(
             offer.sender,

@@ -50,6 +50,7 @@ from ring.wire.transport import Connection
 # of that takes a moment more.
 NOTICE_WAIT = 4.0
 KEPT = 16  # exchanges remembered, for a notice about one we are done with
+CLOCK_SLACK = 0.01  # seconds: a caller's deadline and ours may differ by this much
 
 ANSWER, PICK, CARD = "answer", "pick", "card"
 
@@ -194,8 +195,8 @@ class Witnessing:
         if not self.may_ask(exchange):
             return False
         request = Witness(to=exchange.other, offer=exchange.seen())
-        if exchange.role is Role.OFFERER and exchange.ack is not None:
-            request.ack = exchange.ack
+        if exchange.ack is not None and exchange.answer == "ok":
+            request.ack = exchange.ack  # the receiver's: in its ok, or our own
         if exchange.role is Role.PICKER and exchange.pick is not None and exchange.pick.mac:
             request.pick = PickSeen(exchange.pick.card_num, exchange.pick.mac)
         if exchange.out_ack is not None:
@@ -377,8 +378,10 @@ class WitnessedLink:
                 event = await self.conn.receive(timeout=min(wait or left, left))
                 return self._got(event)
         except trio.TooSlowError:
-            if left > (wait or left):
-                raise  # the caller's own, shorter wait
+            # The caller's own, shorter wait: it goes on waiting. (Its deadline counts from
+            # a moment before our send, so one that ends with ours is ours: asked.)
+            if trio.current_time() < self._since + self._desk.witness_after - CLOCK_SLACK:
+                raise
             if not await self._desk.ask(exchange):
                 raise
         finally:

@@ -183,12 +183,16 @@ OLDMAID_VERIFY = _should("oldmaid.verify", OM, "11.1", "A peer should join with 
 OLDMAID_VERIFIED_PLAY = _must("oldmaid.verified-play", OM, "11.1", "A peer that joins with "
                               "`\"verify\":true` must prove who it is, refuse and report a turn "
                               "that is not from whom it says, commit to its whole hand and "
-                              "report every exchange as sections 14.5 and 14.6 "
-                              "say.")  # fmt: skip
+                              "report every exchange as sections 14.5 and 14.6 say; joined with "
+                              "`\"witness\":true` too, it must make every move it owes of an "
+                              "exchange the table witnesses.")  # fmt: skip
+OLDMAID_WITNESS = _should("oldmaid.witness", OM, "11.1", "A peer that verifies should join "
+                          "with `\"witness\":true` and take part in exchanges the table "
+                          "witnesses.")  # fmt: skip
 
 OLDMAID_RULES = (OLDMAID_RULES_OF_TABLE, OLDMAID_TURN, OLDMAID_PICK, OLDMAID_GO_OUT, OLDMAID_STREAM,
                  OLDMAID_TO_END, OLDMAID_LISTEN, OLDMAID_COUNT, OLDMAID_ONE_RECV, OLDMAID_VERIFY,
-                 OLDMAID_VERIFIED_PLAY)  # fmt: skip
+                 OLDMAID_VERIFIED_PLAY, OLDMAID_WITNESS)  # fmt: skip
 
 BY_GAME = {
     "reversi": REVERSI_RULES,

@@ -96,6 +96,10 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "a verified game of three in which it picks from its right neighbour's offers: "
          "every pick carries its mac (pick|picker|offerer|seq|card_num, with its secret)",
          "oldmaid.md 14.6", Stage((P, "ours1", "ours2"), verified=True)),
+        ("oldmaid.verify.witness",
+         "a verified game of three in which our players ask the table to witness every "
+         "exchange they wait in at all: make the moves you owe through the table",
+         "oldmaid.md 14.6", Stage((P, "ours1", "ours2"), verified=True, witnessed=True)),
         ("oldmaid.verify.forged-turn",
          "a verified game of three in which a stranger sends it a turn as its right "
          "neighbour with a wrong proof: refuse it, report it, play on",
@@ -157,6 +161,11 @@ TESTS = {
         rules.OLDMAID_TO_END,
     ),
     "oldmaid.verify.signed-picks": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
+    "oldmaid.verify.witness": (
+        rules.OLDMAID_VERIFY,
+        rules.OLDMAID_VERIFIED_PLAY,
+        rules.OLDMAID_WITNESS,
+    ),
     "oldmaid.verify.forged-turn": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
     "oldmaid.verify.wrong-card": (rules.OLDMAID_VERIFY, rules.OLDMAID_VERIFIED_PLAY),
 }

@@ -37,6 +37,7 @@ from scenarios.check.oldmaid_deck import seed_seating, stacked_deck
 from scenarios.check.oldmaid_forger import Forger
 from scenarios.check.oldmaid_watch import PROGRAM as PROGRAM  # re-exported
 from scenarios.check.oldmaid_watch import RingWatch
+from scenarios.check.oldmaid_witness import ASK_AT_ONCE, WitnessWatch
 from scenarios.check.relay import SplitSends, relay
 from services.oldmaid.referee.rules import GameState
 from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
@@ -84,6 +85,10 @@ class Stage:
     # Once the game starts, a stranger sends the program a turn with a wrong proof, which
     # it must refuse and report (14.5; scenarios.check.oldmaid_forger).
     forges_turn: bool = False
+    # Our players ask the table to witness every exchange they wait in at all (14.6, the
+    # table as witness; scenarios.check.oldmaid_witness): the program makes its moves of
+    # them through the table, if it joined with witness.
+    witnessed: bool = False
 
     @property
     def together(self) -> bool:
@@ -109,6 +114,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     forger = Forger() if stage.forges_turn else None
     if forger is not None:
         hub.subscribe(forger.table_record)
+    witnessing = WitnessWatch() if stage.witnessed else None
+    if witnessing is not None:
+        hub.subscribe(witnessing.table_record)
     if stage.table_dies_at_draw is not None:
         hub.subscribe(_at_draw(stage.table_dies_at_draw, table_dies))
     # The program reaches the table through a relay that splits, or that cuts; the
@@ -188,7 +196,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         for number, nick in enumerate(ours):
             part = stage.part(nick)
             nursery.start_soon(
-                _our_player, part, table, number, move_limit, watch, stage.split, unseated
+                _our_player, part, table, number, move_limit, watch, stage, unseated
             )
         nursery.start_soon(time_moves)
         nursery.start_soon(join_in_time)
@@ -252,6 +260,8 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     forged = forger.failure() if forger is not None else None
     if forged is not None:
         raise context.judge.fail(rules.OLDMAID_VERIFIED_PLAY, forged)
+    if witnessing is not None:
+        _judge_witness(context, witnessing)
     for warning, rule in watch.warnings:
         context.judge.warn(warning, rule)
     if stage.aborted_by is None:
@@ -260,6 +270,21 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         context.broke_off()
     context.sent("the table's game_over")
     await context.expect_exit("the game's end" if stage.aborted_by is None else "the abort")
+
+
+def _judge_witness(context: CaseContext, witnessing: WitnessWatch) -> None:
+    """WARN a verifying program that did not take part in witnessed exchanges; an ERROR if
+    one that did never had an exchange witnessed (the case proved nothing)."""
+    warning = witnessing.not_taking_part()
+    if warning is not None:
+        context.judge.warn(warning, rules.OLDMAID_WITNESS)
+    elif witnessing.joined_witness and not witnessing.witnessed:
+        raise RuntimeError("our players never had the table witness an exchange with it")
+    else:
+        context.judge.note(
+            f"the table witnessed {witnessing.witnessed} exchanges with it; it made "
+            f"{witnessing.moves} moves through the table"
+        )
 
 
 def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rule, str] | None:
@@ -352,7 +377,7 @@ async def _our_player(
     number: int,
     move_limit: float,
     watch: RingWatch,
-    split: bool,
+    stage: Stage,
     unseated: Callable[[str], None],
 ) -> None:
     """One of our peers, with its part's habit; its leaving is a cancelled scope."""
@@ -374,6 +399,7 @@ async def _our_player(
     def choose_ends(offered: int) -> int:  # card_num 0, then num_cards - 1, then 0, ...
         return 0 if next(picks) % 2 == 0 else offered - 1
 
+    split = stage.split
     peer = Peer(
         PeerConfig(
             nick=part.nick,
@@ -394,6 +420,7 @@ async def _our_player(
             # older clients that leave so never verify, and nor does this one. Split,
             # a verified game's offers (a commitment a card) take seconds to arrive.
             verify=not (part.leaves_when_out or split),
+            witness_after=ASK_AT_ONCE if stage.witnessed else None,
         )
     )
     with leave:

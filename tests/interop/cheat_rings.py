@@ -116,7 +116,7 @@ CAUGHT_WITNESSED = {
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.
 for _attack in ("give-joker", "give-unheld", "give-same-twice", "give-discarded",
-                "give-uncommitted", "steer-pick"):  # fmt: skip
+                "give-uncommitted", "steer-pick", "offer-more"):  # fmt: skip
     CAUGHT_WITNESSED[_attack] = (*CAUGHT_VERIFIED.get(_attack, ("wrong_card",)), "no_answer")
 # Attacks that may strike when the game is decided already (the cheater is the
 # last player in): a game over by the rules with the cheater as loser is no harm.

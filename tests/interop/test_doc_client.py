@@ -9,6 +9,7 @@ named, every process exiting 0.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,12 +35,23 @@ def test_its_self_test_recomputes_the_worked_example() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def play(seed: int, *, verified: bool, clients: int, players: int) -> tuple[str, list[str]]:
-    """One game; the table's last line and one line per player (exit status, last line)."""
+def play(
+    seed: int,
+    *,
+    verified: bool,
+    clients: int,
+    players: int,
+    witness_after: float | None = None,
+    transcript: Path | None = None,
+) -> tuple[str, list[str]]:
+    """One game; the table's last line and one line per player (exit status, last line).
+    ``witness_after``: the doc clients ask the table to witness an exchange that soon."""
     table_command = [*processes.ring_command(), "table", "--players", str(players), "--port",
                      "0", "--seed", str(seed), "--linger", "2"]  # fmt: skip
     if verified:
         table_command.append("--verified")
+    if transcript is not None:
+        table_command += ["--transcript", str(transcript)]
     table = subprocess.Popen(
         table_command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
@@ -56,6 +68,8 @@ def play(seed: int, *, verified: bool, clients: int, players: int) -> tuple[str,
                            "--host", "127.0.0.1", "--seed", str(seed * 10 + seat), "--quiet"]
                 if not verified:
                     command.append("--no-verify")
+                if witness_after is not None:
+                    command += ["--witness-after", str(witness_after)]
             else:
                 command = [*processes.ring_command(), "peer", "--name", nick, "--server",
                            address, "--host", "127.0.0.1", "--port", "0", "--seed",
@@ -88,3 +102,19 @@ def test_it_plays_whole_games_with_our_peers_to_a_normal_end(
     if verified:
         assert "[verified game: every exchange reported]" in ending, ending
     assert all(" exit 0: " in line for line in lines), lines
+
+
+def test_it_makes_its_moves_of_exchanges_the_table_witnesses(tmp_path: Path) -> None:
+    """Two doc clients asking the table about every exchange they wait in at all (14.6, the
+    table as witness) and a ``ring peer``: a normal end, every exchange through the table
+    as the transcript shows."""
+    transcript = tmp_path / "t.jsonl"
+    ending, lines = play(
+        5, verified=True, clients=2, players=3, witness_after=0.0, transcript=transcript
+    )
+    assert ending.startswith("game over"), (ending, lines)
+    assert all(" exit 0: " in line for line in lines), lines
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    asked = [r for r in records if (r.get("msg") or {}).get("cmd") == "witness"]
+    moves = [r for r in records if (r.get("msg") or {}).get("cmd") == "move"]
+    assert len(asked) >= 5 and len(moves) >= 5, (len(asked), len(moves))

@@ -23,6 +23,15 @@ the offer that was taken, so that the table can open the whole commitment
     macs"): the ``mac`` of its ``pick`` is over ``pick|<picker>|<offerer>|
     <seq>|<card_num + 1>``, the card counted from 1, while the pick's own
     ``card_num`` is right (from 0). It plays and reports as ever.
+
+``--witness``
+    a student who signed up for the table as witness (14.6, "The table as
+    witness") and implemented none of it: its ``join`` carries
+    ``"witness": true`` beside ``"verify": true``, but it never asks the
+    table to witness an exchange and never sends a ``move``; a ``witnessed``
+    notice on its table connection is skipped like ``game_over``, even while
+    it waits for the reply to one of its own requests. All else is as without
+    the flag.
 """
 
 import argparse
@@ -35,7 +44,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import student_peer
-from student_peer import JOKER, SUITS, VALUES, PeerError, canon_card
+from student_peer import JOKER, SUITS, VALUES, BadInput, PeerError, canon_card
 
 DECK = [(v, s) for v in VALUES for s in SUITS] + [JOKER]
 
@@ -46,6 +55,25 @@ def hexmac(key, text):
 
 def card_hash(salt, card):
     return hashlib.sha256(f"{salt}|{card[0]}|{card[1]}".encode()).hexdigest()[:32]
+
+
+class WitnessDeafTableConn(student_peer.Conn):
+    """--witness: the table connection, where a ``witnessed`` notice is skipped.
+
+    ``Conn.recv_reply`` with ``witnessed`` skipped the way it skips ``game_over``:
+    a notice that comes while we wait for a reply is read and dropped."""
+
+    def recv_reply(self, deadline):
+        while True:
+            try:
+                obj = self.recv(deadline)
+            except BadInput as e:
+                raise PeerError(f"{self.name}: garbage instead of a reply ({e})") from None
+            if "result" in obj:
+                return obj
+            if obj.get("cmd") in ("game_over", "witnessed"):
+                continue  # a notice, never a reply; we never act on a witnessed one
+            raise PeerError(f"{self.name}: expected a reply, got {obj!r}")
 
 
 class VerifiedPeer(student_peer.Peer):
@@ -59,9 +87,19 @@ class VerifiedPeer(student_peer.Peer):
         self.salt_rng = random.Random(args.seed)
         self.card_check = not getattr(args, "no_card_check", False)
         self.bad_pick_mac = getattr(args, "bad_pick_mac", False)
+        self.witness = getattr(args, "witness", False)
+
+    def conn(self, sock, name):
+        if self.witness and name == "table":
+            # --witness: the same connection, but deaf to the table's witnessed notices
+            return WitnessDeafTableConn(sock, name, self.one_recv, self.recv_size, self.chatty)
+        return super().conn(sock, name)
 
     def join_message(self, port):
-        return {**super().join_message(port), "verify": True}
+        msg = {**super().join_message(port), "verify": True}
+        if self.witness:
+            msg["witness"] = True  # --witness: signed up for it, implemented nothing of it
+        return msg
 
     def joined(self, rep):
         self.secret = rep.get("secret")
@@ -249,12 +287,20 @@ def main():
         help="sign each pick's mac over card_num + 1 (counted from 1); the pick's "
         "card_num stays 0-based",
     )
+    flags.add_argument(
+        "--witness",
+        action="store_true",
+        help='join with "witness": true (beside "verify") but implement nothing of the '
+        "table as witness: never ask it to witness, never send a move, and skip every "
+        "witnessed notice on the table connection",
+    )
     own, argv = ap.parse_known_args(sys.argv[1:])
     if "-h" in argv or "--help" in argv:
         ap.print_help()
     args = student_peer.parse_args(argv)
     args.no_card_check = own.no_card_check
     args.bad_pick_mac = own.bad_pick_mac
+    args.witness = own.witness
     student_peer.play(VerifiedPeer(args), args)
 
 

@@ -187,8 +187,9 @@ class WitnessDesk:
         return None
 
     def _carry(self, exchange: Exchange, asker: str, request: Witness) -> None:
-        """What the asker brings: the receiver's ack (to the offerer), its pick."""
-        if request.ack is not None and exchange.move == ANSWER and asker == exchange.offerer:
+        """What the asker brings: the receiver's ack (either of them may have it: the
+        offerer in the receiver's ok, the receiver its own), and the receiver's pick."""
+        if request.ack is not None and exchange.move == ANSWER:
             self._take_answer(exchange, "ok", request.ack)
         if request.pick is not None and exchange.move in (ANSWER, PICK):
             if asker != exchange.receiver:

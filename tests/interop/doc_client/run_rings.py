@@ -3,6 +3,7 @@
 
     python run_rings.py [--sizes 2,3,5] [--seeds 1-6] [--mine 1,2]
                         [--modes verified,verify-mixed,no-verify] [--keep DIR]
+                        [--witness-after S] [--no-witness] [--ring-no-witness]
 
 Only runs the project's commands (ring table, ring peer); everything on
 127.0.0.1, every process bounded by a timeout. Prints one line per game and
@@ -16,6 +17,17 @@ Modes:
   no-verify     our clients join as older clients (--no-verify): the game
                 is not verified, the ring peers still prove themselves (14.5)
   mixed         one of ours verifies, one does not (needs --mine 2)
+
+The table as witness (14.6): every verifying player joins with "witness"
+by default, so verified games are witnessed. --witness-after S makes our
+clients ask the table about an exchange after S seconds of waiting (0:
+every exchange of theirs goes through the table; "0,10": the first of ours
+at once, the others after 10 s, so that the others learn of exchanges only
+from the table's notices); --no-witness makes ours,
+--ring-no-witness the ring peers, join without it (the game is then not
+witnessed). Each game's line ends with w=N: the exchanges the table took to
+witness at our clients' request, and t=N: those it brought to our clients
+(the other player asked).
 """
 
 import argparse
@@ -42,7 +54,7 @@ def parse_range(text):
     return out
 
 
-def play(size, mine, seed, mode, keep):
+def play(size, mine, seed, mode, keep, witness_args=(), ring_args=()):
     tag = "n%d-m%d-s%d-%s" % (size, mine, seed, mode)
     transcript = os.path.join(keep, tag + ".jsonl")
     cmd = ["timeout", str(TIMEOUT + 10), RING, "table", "--players", str(size),
@@ -63,10 +75,12 @@ def play(size, mine, seed, mode, keep):
                     "--table", addr, "--host", "127.0.0.1", "--seed", str(seed * 10 + i)]
             if mode == "no-verify" or (mode == "mixed" and i == 1):
                 args.append("--no-verify")
+            args.extend(witness_args[min(i, len(witness_args) - 1)] if witness_args else [])
         else:
             nick = "peer%d" % (i + 1)
             args = ["timeout", str(TIMEOUT), RING, "peer", "--name", nick, "--server", addr,
                     "--host", "127.0.0.1", "--port", "0", "--seed", str(seed * 10 + i)]
+            args.extend(ring_args)
         out = open(os.path.join(keep, "%s.%s.out" % (tag, nick)), "w")
         err = open(os.path.join(keep, "%s.%s.err" % (tag, nick)), "w")
         procs.append((nick, subprocess.Popen(args, stdout=out, stderr=err), out, err))
@@ -85,7 +99,12 @@ def play(size, mine, seed, mode, keep):
             elines = [l.rstrip() for l in f if l.strip()]
         # our own client's warnings count against the game
         warn = [l for l in lines if "!!" in l or "internal error" in l or "ignoring" in l]
-        results.append((nick, code, lines[-1] if lines else "", elines + warn))
+        asked = {l.split("took exchange ")[1].split()[0] for l in lines
+                 if "witness: the table took exchange " in l}
+        noticed = {l.split('"seq": ')[1].split(",")[0] for l in lines
+                   if '"cmd": "witnessed"' in l}
+        results.append((nick, code, lines[-1] if lines else "", elines + warn,
+                        len(asked), len(noticed - asked)))
     try:
         tout, terr = table.communicate(timeout=TIMEOUT if all(r[1] == 0 for r in results) else 15)
     except subprocess.TimeoutExpired:
@@ -102,7 +121,21 @@ def main():
     ap.add_argument("--mine", default="1,2")
     ap.add_argument("--modes", default="verified,verify-open,no-verify,mixed")
     ap.add_argument("--keep", default="/tmp/doc_client_runs")
+    ap.add_argument("--witness-after", default=None, metavar="S[,S...]",
+                    help="passed to our clients: ask the table after S s of waiting "
+                         "(one value for each of ours, the last for the rest)")
+    ap.add_argument("--no-witness", action="store_true", help="our clients join without witness")
+    ap.add_argument("--ring-no-witness", action="store_true",
+                    help="the ring peers join without witness")
     args = ap.parse_args()
+    afters = args.witness_after.split(",") if args.witness_after else [None]
+    witness_args = []   # one list of options for each of our clients
+    for after in afters:
+        one = ["--witness-after", str(float(after))] if after else []
+        if args.no_witness:
+            one.append("--no-witness")
+        witness_args.append(one)
+    ring_args = ["--no-witness"] if args.ring_no_witness else []
     os.makedirs(args.keep, exist_ok=True)
     bad = 0
     total = 0
@@ -113,15 +146,19 @@ def main():
                     continue
                 for seed in parse_range(args.seeds):
                     t0 = time.monotonic()
-                    tag, line, results = play(size, mine, seed, mode, args.keep)
+                    tag, line, results = play(size, mine, seed, mode, args.keep,
+                                              witness_args, ring_args)
                     total += 1
                     ok = (line.startswith("game over")
                           and all(r[1] == 0 and not r[3] for r in results))
                     if not ok:
                         bad += 1
-                    print("%-4s %-28s %5.1fs  %s" % ("ok" if ok else "BAD", tag,
-                                                     time.monotonic() - t0, line), flush=True)
-                    for nick, code, last, elines in results:
+                    asked = sum(r[4] for r in results)
+                    brought = sum(r[5] for r in results)
+                    print("%-4s %-28s %5.1fs  w=%-3d t=%-3d %s"
+                          % ("ok" if ok else "BAD", tag, time.monotonic() - t0, asked,
+                             brought, line), flush=True)
+                    for nick, code, last, elines, _, _ in results:
                         if code != 0 or elines:
                             print("       %s exit %s: %s %s" % (nick, code, last, elines[-3:]))
     print("%d games, %d not normal" % (total, bad))

@@ -5,7 +5,8 @@ Plain Python 3.11 standard library: blocking sockets, one thread per
 connection, a lock around the shared state, print() for logging.
 
     python verified_peer.py --nick NICK --table HOST:PORT [--host HOST]
-                            [--seed N] [--no-verify] [--quiet]
+                            [--seed N] [--no-verify] [--no-witness]
+                            [--witness-after SECONDS] [--quiet]
     python verified_peer.py --selftest
 
 Section numbers in the comments are those of docs/protocols/oldmaid.md.
@@ -40,6 +41,7 @@ JOIN_TIMEOUT = 600.0     # waiting for the join reply (7.1)
 LINGER = 0.2             # keep answering `out` after the end (7.8)
 MAX_MESSAGE = 65536      # section 2
 BAD_PICKS_LIMIT = 8      # 6.3
+SLICE = 0.05             # how often a wait on a neighbour looks at the table's notices
 
 
 # ---------------------------------------------------------------------------
@@ -100,6 +102,32 @@ def pick_text(picker, offerer, seq, card_num):
 
 def your_turn_text(frm, to):
     return "your_turn|%s|%s" % (frm, to)
+
+
+def witness_msg(to, offer, ack=None, pick=None, answer=None):
+    """14.6 "Asking": what we have of an exchange; `offer` as sent or as it came."""
+    msg = {"cmd": "witness", "to": to,
+           "offer": {k: offer.get(k) for k in ("from", "seq", "num_cards", "hashes", "mac")}}
+    if ack is not None:
+        msg["ack"] = ack          # the offerer, once it has the receiver's ok
+    if pick is not None:
+        msg["pick"] = {"card_num": pick["card_num"], "mac": pick["mac"]}   # the receiver
+    if answer is not None:
+        msg["answer"] = {"result": answer["result"], "ack": answer.get("ack")}   # an `out`
+    return msg
+
+
+def move_msg(seq, answer=None, pick=None, card=None, salt=None):
+    """14.6 "Moving": one move, the same as it was (or would be) made directly."""
+    msg = {"cmd": "move", "seq": seq}
+    if answer is not None:
+        msg["answer"] = {"result": answer["result"], "ack": answer.get("ack")}
+    elif pick is not None:
+        msg["pick"] = {"card_num": pick["card_num"], "mac": pick["mac"]}
+    else:
+        msg["card"] = card
+        msg["salt"] = salt
+    return msg
 
 
 # ---------------------------------------------------------------------------
@@ -325,20 +353,65 @@ class GameEnded(Exception):
     pass
 
 
+class Exchange:
+    """One exchange of the offer phase as this peer knows it, in a witnessed game
+    (14.6 "The table as witness"). Keyed by (offerer, receiver, seq).
+
+    Every field is read and written under Peer.lock; Peer.xcond (a condition on
+    that lock) is notified whenever one changes."""
+
+    def __init__(self, offerer, receiver, seq, offer):
+        self.offerer = offerer
+        self.receiver = receiver
+        self.seq = seq
+        self.offer = offer            # from, seq, num_cards, hashes, mac
+        self.via_table_only = False   # receiver: the offer reached us only in a notice
+        # the offerer's side
+        self.hand = None              # the hand as offered
+        self.salts = None
+        self.link = None              # the connection the offer went out on
+        self.direct_ack = None        # an ack that came on that connection
+        self.given = None             # (card_num, card, salt) once the card is given
+        # both sides
+        self.answer = None            # {"result": "ok"/"out", "ack": ...}
+        self.pick = None              # {"card_num": n, "mac": ...}
+        self.taken = False            # receiver: the card (or the pass) is ours
+        self.asked = False            # we sent `witness` about it
+        self.asked_with = ()          # the moves that request carried ("answer", "pick")
+        self.witnessed = False        # the table took it: its moves go through the table
+        self.step = 0                 # the highest notice step seen
+        self.notice = None            # that notice
+        self.done = False             # a notice said move "done"
+        self.finished = False         # nothing more for us to do or wait for
+        self.touched = time.monotonic()
+
+    def offer_num(self):
+        n = self.offer.get("num_cards") if isinstance(self.offer, dict) else None
+        return n if isinstance(n, int) and not isinstance(n, bool) else 0
+
+
 # ---------------------------------------------------------------------------
 # The peer
 # ---------------------------------------------------------------------------
 
 class Peer:
-    def __init__(self, nick, table_addr, host, seed, verify, quiet):
+    def __init__(self, nick, table_addr, host, seed, verify, quiet,
+                 witness=True, witness_after=PEER_TIMEOUT):
         self.nick = nick
         self.table_addr = table_addr
         self.host_opt = host
         self.rng = random.Random(seed)
         self.verify = verify
         self.quiet = quiet
+        self.want_witness = verify and witness   # join with "witness": true (5.1)
+        self.witness_after = witness_after       # ask the table after this long
+        self.witnessed = False          # the join reply said "witness": true
+        self.exchanges = {}             # (offerer, receiver, seq) -> Exchange
+        self.notices = queue.Queue()    # `witnessed` notices, handled in order
+        self.retired = []               # (seat, Link, Exchange): links left after a witness
 
         self.lock = threading.Lock()          # shared game state
+        self.xcond = threading.Condition(self.lock)   # an Exchange changed
         self.table_lock = threading.RLock()   # one table request at a time, in order
         self.dial_lock = threading.Lock()
         self.print_lock = threading.Lock()
@@ -394,6 +467,14 @@ class Peer:
             self.log("game_over notice:", json.dumps(obj))
             self.game_over_msg = obj
             self.game_over.set()
+            with self.lock:
+                self.xcond.notify_all()
+        elif obj.get("cmd") == "witnessed":
+            # 14.6: a notice, never answered; it may come while we wait for the
+            # reply to a request, so the reader only queues it: the notice thread
+            # makes the moves (a move is a request on this same connection)
+            self.activity()
+            self.notices.put(obj)
         else:
             self.log("unexpected request from the table:", obj)
 
@@ -565,13 +646,25 @@ class Peer:
         reply = self.status()
         return self.players[seat] in (reply.get("out") or [])
 
-    def check_out_answer(self, seat, reply):
-        """The first time a seat says `out`, check it with the table (7.7, 14)."""
+    def check_out_answer(self, seat, reply, exch=None):
+        """The first time a seat says `out`, check it with the table (7.7, 14).
+        Returns "witnessed" when the table took the exchange to witness (14.6:
+        an offerer whose receiver answered out though the table counts it in)."""
         st = self.status()
         nick = self.players[seat]
         if nick in (st.get("out") or []):
-            return
+            return None
         if st.get("state") == "playing" and nick in (st.get("in") or []):
+            if exch is not None and self.witnessed and not exch.asked:
+                answer = {"result": "out", "ack": reply.get("ack")}
+                with self.lock:
+                    exch.answer = None     # if the table takes it, its word decides
+                    exch.finished = False
+                if self.ask_witness(exch, {"answer": answer}):
+                    return "witnessed"
+                with self.lock:
+                    exch.answer = answer
+                    exch.finished = True
             evidence = {"what": "%s answered out while the table counts it in" % nick}
             if reply.get("ack"):
                 evidence["ack"] = reply["ack"]
@@ -579,13 +672,25 @@ class Peer:
             raise Fatal("%s answered out while the table counts it in" % nick,
                         blame="-")
 
-    def ask(self, seat, build):
+    def ask(self, seat, build, ctx=None):
         """Send a turn (your_turn / offer) to a seat and wait for its answer.
 
-        Returns ("ok", reply, link), ("out", reply, link) or ("skip", None, None)
-        when the seat is gone and the table lists it as out."""
+        ctx, for an offer in a witnessed game: (seq, hand, salts, hashes), so that
+        the exchange can be asked about and finished through the table (14.6).
+        Returns (answer, reply, link, exch): answer "ok" or "out", or "skip" when
+        the seat is gone and the table lists it as out."""
         nick = self.players[seat]
         msg = build(nick)
+        exch = None
+        if ctx is not None and self.witnessed:
+            seq, hand, salts, hashes = ctx
+            exch = Exchange(self.nick, nick, seq, {
+                "from": self.nick, "seq": seq, "num_cards": len(hand),
+                "hashes": list(hashes), "mac": msg.get("mac")})
+            exch.hand = list(hand)
+            exch.salts = list(salts)
+            with self.lock:
+                self.exchanges[(self.nick, nick, seq)] = exch
         resent = False
         link = self.get_link(seat)
         while True:
@@ -594,22 +699,41 @@ class Peer:
                     self.log("skip %s: cannot be reached, listed out" % nick)
                     with self.lock:
                         self.known_out.add(seat)
-                    return ("skip", None, None)
+                    return ("skip", None, None, None)
                 if self.ended():
                     raise GameEnded()
                 raise Fatal("cannot reach %s at %s:%s" % ((nick,) + tuple(self.addresses[seat])),
                             blame=nick, reason="could not be reached")
+            if exch is not None:
+                with self.lock:
+                    exch.link = link
             try:
                 link.send(msg)
             except OSError:
                 link.closed = True
             start = time.monotonic()
+            next_status = start + GRACE
             while True:
+                if exch is not None and exch.witnessed:
+                    answer, reply, link = self.wait_witnessed_answer(seat, exch, link)
+                    return (answer, reply, link, exch)
+                wait = next_status - time.monotonic()
+                if exch is not None and not exch.asked:
+                    wait = min(wait, start + self.witness_after - time.monotonic())
                 try:
-                    item = link.get(GRACE)
+                    item = link.get(max(wait, 0.0))
                 except queue.Empty:
                     if self.ended():
                         raise GameEnded()
+                    now = time.monotonic()
+                    if (exch is not None and not exch.asked
+                            and now - start >= self.witness_after):
+                        # 14.6 "Asking": waiting for the answer to our offer
+                        self.ask_witness(exch, {})
+                        continue
+                    if now < next_status:
+                        continue
+                    next_status = now + GRACE
                     # 7.7 step 6: ask the table about a silent seat
                     if self.seat_listed_out(seat):
                         self.log("skip %s: silent, listed out" % nick)
@@ -619,14 +743,17 @@ class Peer:
                             if self.links.get(seat) is link:
                                 del self.links[seat]
                         link.close()
-                        return ("skip", None, None)
-                    if time.monotonic() - start > PEER_TIMEOUT:
+                        return ("skip", None, None, None)
+                    if (time.monotonic() - start > PEER_TIMEOUT
+                            and (exch is None or exch.asked)):
                         raise Fatal("%s did not answer %s within %d s"
                                     % (nick, msg["cmd"], PEER_TIMEOUT),
                                     blame=nick, reason="did not answer %s within %d s"
                                     % (msg["cmd"], PEER_TIMEOUT))
                     continue
                 if item is None:
+                    if exch is not None and exch.witnessed:
+                        continue   # the rest of the exchange goes through the table
                     # closed before answering
                     if not link.got_reply and not resent:
                         # section 8: a link never used may have been evicted; dial again once
@@ -638,7 +765,7 @@ class Peer:
                         self.log("skip %s: closed, listed out" % nick)
                         with self.lock:
                             self.known_out.add(seat)
-                        return ("skip", None, None)
+                        return ("skip", None, None, None)
                     if self.ended():
                         raise GameEnded()
                     time.sleep(0.5)  # 7.10: let the table say who died
@@ -649,6 +776,8 @@ class Peer:
                                 reason="closed its connection instead of answering %s"
                                 % msg["cmd"])
                 kind, obj = item
+                if kind == "wake":
+                    continue
                 if kind != "msg":
                     raise Fatal("%s sent garbage: %s" % (nick, obj), blame=nick,
                                 reason="sent garbage instead of a reply (%s)" % obj)
@@ -657,10 +786,17 @@ class Peer:
                     continue
                 link.got_reply = True
                 result = obj.get("result")
-                if result == "ok":
-                    return ("ok", obj, link)
-                if result == "out":
-                    return ("out", obj, link)
+                if result in ("ok", "out"):
+                    if exch is not None:
+                        with self.lock:
+                            if exch.witnessed:
+                                # a late reply: the table has the exchange now
+                                exch.direct_ack = exch.direct_ack or obj.get("ack")
+                                continue
+                            exch.answer = {"result": result, "ack": obj.get("ack")}
+                            if result == "out":
+                                exch.finished = True
+                    return (result, obj, link, exch)
                 raise Fatal("%s answered %s with %s" % (nick, msg["cmd"], json.dumps(obj)),
                             blame=nick, reason="answered %s with %s"
                             % (msg["cmd"], obj.get("message", result)))
@@ -703,28 +839,36 @@ class Peer:
         n = len(self.players)
         return [(self.seat + i) % n for i in range(1, n)]
 
-    def hand_on(self, kind, build, on_ok):
+    def hand_on(self, kind, build, on_ok, ctx=None):
         """Ask seat after seat, going left, until one answers ok (7.7).
-        on_ok(seat, reply, link) is called for it. Returns False when no one
-        else is in."""
+        on_ok(seat, reply, link, exch) is called for it. Returns False when no
+        one else is in."""
         for seat in self.seats_left_of_me():
             if self.ended():
                 raise GameEnded()
             with self.lock:
                 if seat in self.known_out:
                     continue
-            answer, reply, link = self.ask(seat, build)
+            answer, reply, link, exch = self.ask(seat, build, ctx)
             if answer == "skip":
                 continue
             if answer == "out":
-                self.log("%s is out" % self.players[seat])
+                self.log("%s is out%s" % (self.players[seat],
+                                          " (through the table)" if reply.get("via_table") else ""))
                 with self.lock:
                     first = seat not in self.known_out
                     self.known_out.add(seat)
-                if first:
-                    self.check_out_answer(seat, reply)
-                continue
-            on_ok(seat, reply, link)
+                # an out the table witnessed was judged by the table itself
+                if not first or reply.get("via_table"):
+                    continue
+                if self.check_out_answer(seat, reply, exch) != "witnessed":
+                    continue
+                answer, reply, link = self.wait_witnessed_answer(seat, exch, link)
+                if answer == "out":
+                    continue
+                with self.lock:
+                    self.known_out.discard(seat)
+            on_ok(seat, reply, link, exch)
             return True
         return False
 
@@ -781,7 +925,7 @@ class Peer:
                 msg["mac"] = self.my_mac(your_turn_text(self.nick, to))
             return msg
 
-        def on_ok(seat, reply, link):
+        def on_ok(seat, reply, link, exch):
             self.log("your_turn handed to", self.players[seat])
 
         if not self.hand_on("your_turn", build, on_ok):
@@ -813,43 +957,63 @@ class Peer:
                 msg["mac"] = self.my_mac(offer_text(seq, self.nick, to, num, hashes))
             return msg
 
-        def on_ok(seat, reply, link):
+        def on_ok(seat, reply, link, exch):
             to = self.players[seat]
             offer_mac = self.my_mac(offer_text(seq, self.nick, to, num, hashes)) if self.report else None
             ack = reply.get("ack")
             if num == 0:
-                self.log("passed the turn to %s (exchange %s)" % (to, seq))
+                self.log("passed the turn to %s (exchange %s)%s"
+                         % (to, seq, " through the table" if reply.get("via_table") else ""))
                 if self.report:
                     self.report_to_table({"cmd": "gave", "to": to, "seq": seq,
                                           "mac": offer_mac, "ack": ack, "salts": []})
+                if exch is not None:
+                    with self.lock:
+                        exch.finished = True
+                        self.xcond.notify_all()
                 return
-            self.serve_pick(seat, link, seq, hand, salts, offer_mac, ack)
+            self.serve_pick(seat, link, seq, hand, salts, offer_mac, ack, exch)
 
-        if not self.hand_on("offer", build, on_ok):
+        ctx = (seq, hand, salts, hashes) if self.witnessed else None
+        if not self.hand_on("offer", build, on_ok, ctx):
             # 7.5 step 4: no one else is in: we hold the Old Maid
             with self.lock:
                 self.lost = True
             self.log("no one else is in: we hold the Old Maid", [card_str(c) for c in hand])
 
-    def serve_pick(self, seat, link, seq, hand, salts, offer_mac, ack):
-        """6.2/6.3: wait for the pick after an accepted offer and answer it."""
+    def serve_pick(self, seat, link, seq, hand, salts, offer_mac, ack, exch=None):
+        """6.2/6.3: wait for the pick after an accepted offer and answer it.
+        In a witnessed game, past --witness-after ask the table (14.6)."""
         to = self.players[seat]
         num = len(hand)
         bad = 0
-        deadline = time.monotonic() + PEER_TIMEOUT
+        start = time.monotonic()
+        deadline = start + PEER_TIMEOUT
         while True:
+            if exch is not None and exch.witnessed:
+                self.wait_witnessed_card(seat, exch, link)
+                return
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            wait = min(remaining, 1.0)
+            if exch is not None and not exch.asked:
+                wait = min(wait, start + self.witness_after - time.monotonic())
+            if remaining <= 0 and (exch is None or exch.asked):
                 raise Fatal("%s did not pick within %d s" % (to, PEER_TIMEOUT),
                             blame=to, reason="did not pick within %d s of accepting an offer"
                             % PEER_TIMEOUT)
             try:
-                item = link.get(min(remaining, 1.0))
+                item = link.get(max(wait, 0.0))
             except queue.Empty:
                 if self.ended():
                     raise GameEnded()
+                if (exch is not None and not exch.asked
+                        and time.monotonic() - start >= self.witness_after):
+                    # 14.6 "Asking": waiting for a pick after the receiver's ok
+                    self.ask_witness(exch, {"ack": ack})
                 continue
             if item is None:
+                if exch is not None and exch.witnessed:
+                    continue
                 if self.ended():
                     raise GameEnded()
                 time.sleep(0.5)
@@ -858,6 +1022,10 @@ class Peer:
                 raise Fatal("%s closed its connection before picking" % to, blame=to,
                             reason="closed its connection before picking")
             kind, obj = item
+            if kind == "wake":
+                continue
+            if exch is not None and exch.witnessed:
+                continue   # a late message on the old connection: ignored (14.6)
             if kind != "msg" or obj.get("cmd") != "pick":
                 link.send({"result": "error", "message": "expected a pick"})
                 bad += 1
@@ -866,7 +1034,9 @@ class Peer:
                 if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= num:
                     if n == num:
                         n = num - 1   # 13.3: num_cards itself is the last card
-                    break
+                    if self.give_card(to, link, seq, hand, salts, offer_mac, ack, n, obj, exch):
+                        return
+                    continue   # the table took the exchange meanwhile
                 link.send({"result": "error",
                            "message": "card_num %r is not between 0 and %d" % (n, num - 1)})
                 bad += 1
@@ -874,25 +1044,404 @@ class Peer:
                 self.accuse("bad_picks", to, {"what": "%s picked outside the offer %d times"
                                               % (to, bad)})
                 raise Fatal("%s picked outside the offer %d times" % (to, bad), blame="-")
-        # answer the pick, then report `gave` before anything else reaches the table
+
+    def give_card(self, to, link, seq, hand, salts, offer_mac, ack, n, pick, exch,
+                  via_table=False):
+        """Answer a pick: directly on `link`, or with a `move` through the table
+        (14.6). Either way then report `gave` before anything else reaches the
+        table (and go out if it was our last card). Returns False when the pick
+        came directly but the table witnesses the exchange now: the card goes
+        through the table instead. A witnessed exchange whose card was given
+        already gets the same card and salt again (14.6 "Moving")."""
         with self.table_lock:
             with self.lock:
-                card = self.hand.pop(n)
-                empty = not self.hand
-            if card != hand[n]:
-                raise Fatal("internal error: the hand changed during an offer")
-            answer = {"result": "ok", "card": card}
-            if self.report:
-                answer["salt"] = salts[n]
-            link.send(answer)
-            link.last_pick = (seq, obj.get("card_num"), obj.get("mac"))
-            self.log("%s picked %s (position %d of %d, exchange %s)"
-                     % (to, card_str(card), n, num, seq))
+                again = exch is not None and exch.given is not None
+                if not again:
+                    if exch is not None and exch.witnessed and not via_table:
+                        return False
+                    card = self.hand.pop(n)
+                    empty = not self.hand
+                    if card != hand[n]:
+                        raise Fatal("internal error: the hand changed during an offer")
+                    salt = salts[n] if self.report else None
+                    if exch is not None:
+                        exch.given = (n, card, salt)
+                        exch.finished = True
+                        self.xcond.notify_all()
+                else:
+                    n, card, salt = exch.given
+            if via_table:
+                self.send_move(move_msg(seq, card=card, salt=salt))
+            elif not again:
+                answer = {"result": "ok", "card": card}
+                if self.report:
+                    answer["salt"] = salt
+                link.send(answer)
+                link.last_pick = (seq, pick.get("card_num"), pick.get("mac"))
+            if again:
+                self.log("gave %s again through the table (exchange %s)" % (card_str(card), seq))
+                return True
+            self.log("%s picked %s (position %d of %d, exchange %s)%s"
+                     % (to, card_str(card), n, len(hand), seq,
+                        " through the table" if via_table else ""))
             if self.report:
                 self.report_to_table({"cmd": "gave", "to": to, "seq": seq,
                                       "mac": offer_mac, "ack": ack, "salts": salts})
             if empty:
                 self.go_out()   # 7.5 step 2: our last card was picked
+        return True
+
+    # -- the table as witness (14.6) ------------------------------------
+
+    def ask_witness(self, exch, extra):
+        """14.6 "Asking": send the table what we have of the exchange. Returns
+        True when the table took it (its moves go through the table from now)."""
+        other = exch.receiver if exch.offerer == self.nick else exch.offerer
+        req = witness_msg(other, exch.offer, **extra)
+        with self.lock:
+            exch.asked = True   # asked once: after a refusal we wait on without it
+            if "pick" in extra:
+                exch.asked_with = ("answer", "pick")   # a pick means our ok too
+        reply = self.table_request(req)
+        if reply.get("result") == "ok":
+            self.log("witness: the table took exchange %s with %s (%s)"
+                     % (exch.seq, other, ", ".join(["offer"] + sorted(extra)) ))
+            with self.lock:
+                exch.witnessed = True
+                exch.touched = time.monotonic()
+                self.xcond.notify_all()
+            return True
+        with self.lock:
+            exch.asked_with = ()
+        if self.ended():
+            raise GameEnded()
+        self.log("witness refused for exchange %s with %s: %s"
+                 % (exch.seq, other, reply.get("message")))
+        return False
+
+    def send_move(self, move, exch=None):
+        """14.6 "Moving": a move on the table connection, in its place among our
+        reports (the caller holds table_lock when order matters).
+
+        A move the notice says we owe is made even when our own `witness`
+        request carried it already (our pick, and with it our ok): the notice
+        may have been sent before the table took that request (notices and
+        replies overtake one another), and the table then refuses the move
+        again, which changes nothing. Any other refusal is a warning."""
+        reply = self.table_request(move)
+        if reply.get("result") != "ok":
+            if self.ended():
+                raise GameEnded()
+            kind = [k for k in ("answer", "pick", "card") if k in move]
+            if exch is not None and kind and kind[0] in exch.asked_with:
+                self.log("the table refused our %s move of exchange %s, which our own witness "
+                         "request made already: %s" % (kind[0], move.get("seq"),
+                                                       reply.get("message")))
+            else:
+                self.log("!! the table refused our move %s: %s" % (json.dumps(move), reply))
+        return reply
+
+    def wait_exch(self, exch, ready, what):
+        """Wait (not holding table_lock) until ready() is true of a witnessed
+        exchange. The table names whoever owes a move after 2 s; if nothing
+        at all comes for our peer timeout, give up naming no one."""
+        with self.lock:
+            while not ready():
+                if self.game_over.is_set():
+                    raise GameEnded()
+                if self.fatal is not None:
+                    raise GameEnded()
+                if time.monotonic() - exch.touched > PEER_TIMEOUT:
+                    raise Fatal("the table witnesses exchange %s of %s to %s and nothing "
+                                "came for %d s (waiting for %s)"
+                                % (exch.seq, exch.offerer, exch.receiver, PEER_TIMEOUT, what))
+                self.xcond.wait(0.5)
+
+    def retire_link(self, seat, link, exch):
+        """14.6: the rest of a witnessed exchange never goes over the direct
+        connection: dial afresh for the next exchange, ignore what comes late
+        on this one (and close older such links, whose exchanges are over)."""
+        if link is None:
+            return
+        with self.dial_lock:
+            if getattr(link, "retired", False):
+                return
+            link.retired = True
+            if self.links.get(seat) is link:
+                del self.links[seat]
+            keep = []
+            for entry in self.retired:
+                if entry[0] == seat and entry[2].finished:
+                    entry[1].close()
+                else:
+                    keep.append(entry)
+            keep.append((seat, link, exch))
+            self.retired = keep
+
+    def wait_witnessed_answer(self, seat, exch, link):
+        """The offerer: the receiver's answer, through the table."""
+        self.retire_link(seat, link, exch)
+        self.wait_exch(exch, lambda: exch.answer is not None or exch.done, "an answer")
+        with self.lock:
+            answer = exch.answer
+        if answer is None:
+            # a `done` notice that does not say which answer (a pass): out is
+            # final and the table counts it (7.7), so its status tells
+            listed = self.seat_listed_out(seat)
+            answer = {"result": "out" if listed else "ok",
+                      "ack": (exch.notice or {}).get("ack")}
+            with self.lock:
+                exch.answer = answer
+        reply = {"result": answer.get("result"), "ack": answer.get("ack") or exch.direct_ack,
+                 "via_table": True}
+        if reply["result"] == "out":
+            with self.lock:
+                exch.finished = True
+            return ("out", reply, None)
+        return ("ok", reply, None)
+
+    def wait_witnessed_card(self, seat, exch, link):
+        """The offerer: the pick comes through the table, and the notice thread
+        gives the card with a move; wait for it."""
+        self.retire_link(seat, link, exch)
+        self.wait_exch(exch, lambda: exch.given is not None or exch.finished, "a pick")
+
+    def notice_loop(self):
+        while True:
+            notice = self.notices.get()
+            try:
+                self.on_witnessed(notice)
+            except GameEnded:
+                pass
+            except Fatal as e:
+                self.set_fatal(e)
+            except Exception as e:  # noqa: BLE001
+                self.set_fatal(Fatal("internal error: %r" % (e,)))
+
+    def on_witnessed(self, notice):
+        """A `witnessed` notice (14.6): keep the highest step of each exchange,
+        make the move we owe, take a card the table brings."""
+        seq = notice.get("seq")
+        offerer = notice.get("offerer")
+        receiver = notice.get("receiver")
+        owes = notice.get("owes")
+        move = notice.get("move")
+        self.log("notice:", json.dumps({k: v for k, v in notice.items() if k != "offer"}))
+        if not self.witnessed:
+            self.log("!! a witnessed notice in a game that is not witnessed")
+            return
+        if self.nick not in (offerer, receiver) or not isinstance(seq, int):
+            self.log("!! a witnessed notice about an exchange that is not ours")
+            return
+        key = (offerer, receiver, seq)
+        with self.lock:
+            exch = self.exchanges.get(key)
+            if exch is None:
+                if receiver != self.nick or not isinstance(notice.get("offer"), dict):
+                    self.log("!! a witnessed notice about an offer we never made")
+                    return
+                # an offer we learn of only through the table
+                exch = Exchange(offerer, receiver, seq, dict(notice["offer"]))
+                exch.via_table_only = True
+                self.exchanges[key] = exch
+            step = notice.get("step")
+            if not isinstance(step, int):
+                step = exch.step + 1
+            if step <= exch.step:
+                return   # overtaken by a later notice, or one sent again
+            exch.step = step
+            exch.notice = notice
+            exch.witnessed = True
+            exch.touched = time.monotonic()
+            if offerer == self.nick and exch.answer is None:
+                exch.answer = self.answer_in(notice, exch)
+            if (receiver == self.nick and exch.pick is None
+                    and isinstance(notice.get("pick"), dict)):
+                exch.pick = dict(notice["pick"])   # the notice asking for it was overtaken
+            if move == "done":
+                exch.done = True   # the exchange is complete (14.6)
+            link = exch.link
+            self.xcond.notify_all()
+        if link is not None:
+            link.q.put(("wake", None))   # a thread waiting on that link looks again
+        if owes == self.nick:
+            if move == "answer" and receiver == self.nick:
+                self.table_answer(exch, notice)
+            elif move == "pick" and receiver == self.nick:
+                self.table_pick(exch, notice)
+            elif move == "card" and offerer == self.nick:
+                self.table_card(exch, notice.get("pick"))
+            else:
+                self.log("!! the table says we owe %r in exchange %s: not a move of ours"
+                         % (move, seq))
+        if receiver == self.nick and notice.get("card") is not None and notice.get("salt") is not None:
+            self.take_card(exch, notice.get("card"), notice.get("salt"), via_table=True)
+        with self.lock:
+            # nothing more to wait for: the exchange is complete, or it ended for
+            # us (the answer was out; our card is given)
+            if (exch.done or exch.given is not None or exch.taken
+                    or (exch.answer or {}).get("result") == "out"
+                    or (offerer == self.nick and exch.offer_num() == 0
+                        and exch.answer is not None)):
+                exch.finished = True
+                self.xcond.notify_all()
+
+    def answer_in(self, notice, exch):
+        """The receiver's answer as a notice shows it (None: not known yet)."""
+        answer = notice.get("answer")
+        if isinstance(answer, dict) and answer.get("result") in ("ok", "out"):
+            return {"result": answer["result"], "ack": answer.get("ack") or notice.get("ack")}
+        if answer in ("ok", "out"):
+            # not in the document: the table's notices carry "answer":"ok" / "out"
+            return {"result": answer, "ack": notice.get("ack")}
+        if notice.get("result") in ("ok", "out"):
+            return {"result": notice["result"], "ack": notice.get("ack")}
+        if notice.get("out") is True:
+            return {"result": "out", "ack": notice.get("ack")}
+        if notice.get("move") in ("pick", "card") or notice.get("pick") is not None:
+            return {"result": "ok", "ack": notice.get("ack")}
+        if notice.get("move") == "done" and exch.offer_num() > 0:
+            # done before any pick: the receiver answered out (14.6 "done")
+            return {"result": "out", "ack": notice.get("ack")}
+        return None
+
+    def decide_answer(self, exch):
+        """The receiver's answer to an offer, decided once (7.6), so that the
+        answer made again through the table is the same bytes."""
+        with self.lock:
+            if exch.answer is not None:
+                return exch.answer
+            self.phase = "offer"      # 7.4: any offer ends the draw phase
+            need_out = not self.out and not self.hand
+        if need_out:
+            self.go_out()             # 7.6: out_of_cards, its ok, then `out`
+        with self.lock:
+            if exch.answer is None:
+                if self.out:
+                    exch.answer = {"result": "out", "ack": self.my_mac(out_text(exch.offerer))}
+                    exch.finished = True
+                else:
+                    exch.answer = {"result": "ok",
+                                   "ack": self.my_mac(ack_text(exch.offer.get("mac") or ""))}
+                self.xcond.notify_all()
+            return exch.answer
+
+    def my_pick(self, exch):
+        """The receiver's pick, chosen once (6.3, 14.6)."""
+        with self.lock:
+            if exch.pick is None:
+                n = exch.offer_num()
+                card_num = self.rng.randrange(n) if n > 0 else 0
+                exch.pick = {"card_num": card_num,
+                             "mac": self.my_mac(pick_text(self.nick, exch.offerer,
+                                                          exch.seq, card_num))}
+            return dict(exch.pick)
+
+    def table_answer(self, exch, notice):
+        """We owe the answer: ok with its ack, or out with its out ack."""
+        answer = self.decide_answer(exch)
+        with self.table_lock:
+            self.send_move(move_msg(exch.seq, answer=answer), exch)
+        self.log("answered %s through the table (exchange %s of %s)"
+                 % (answer["result"], exch.seq, exch.offerer))
+        if answer["result"] == "ok" and exch.offer_num() == 0:
+            self.take_pass(exch)
+
+    def table_pick(self, exch, notice):
+        pick = self.my_pick(exch)
+        with self.table_lock:
+            self.send_move(move_msg(exch.seq, pick=pick), exch)
+        self.log("picked position %d through the table (exchange %s of %s)"
+                 % (pick["card_num"], exch.seq, exch.offerer))
+
+    def table_card(self, exch, pick):
+        """We owe the card for the pick the notice carries."""
+        with self.lock:
+            given = exch.given
+            hand = exch.hand
+        if given is None:
+            n = pick.get("card_num") if isinstance(pick, dict) else None
+            num = len(hand or [])
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= num or num == 0:
+                self.log("!! the table asks a card for pick %r of exchange %s" % (pick, exch.seq))
+                return
+            if n == num:
+                n = num - 1   # 13.3
+        else:
+            n = given[0]
+        with self.lock:
+            answer = exch.answer or {}
+            ack = (exch.notice or {}).get("ack") or answer.get("ack") or exch.direct_ack
+        self.give_card(exch.receiver, None, exch.seq, hand, exch.salts, exch.offer.get("mac"),
+                       ack, n, pick or {}, exch, via_table=True)
+
+    def take_pass(self, exch):
+        """A pass taken (directly or through the table): report it, hold the turn."""
+        with self.table_lock:
+            with self.lock:
+                if exch.taken:
+                    return
+                exch.taken = True
+                exch.finished = True
+                self.xcond.notify_all()
+            self.log("took the turn (a pass) from %s%s" % (
+                exch.offerer, " through the table" if exch.witnessed else ""))
+            self.report_to_table(self.received_report(exch))
+        self.tasks.put(("hold", exch.seq + 1))
+
+    def received_report(self, exch, card=None, salt=None):
+        offer = exch.offer
+        rep = {"cmd": "received", "from": exch.offerer, "seq": exch.seq,
+               "num_cards": offer.get("num_cards"), "hashes": offer.get("hashes"),
+               "mac": offer.get("mac")}
+        if card is not None:
+            rep.update({"card_num": exch.pick["card_num"], "card": card, "salt": salt})
+        return rep
+
+    def take_card(self, exch, card, salt, via_table):
+        """The card for our pick (directly or in a notice). Returns "taken",
+        "again" (taken already), "ignored" (a direct card once the table has
+        the exchange) or "bad" (it does not open its position)."""
+        try:
+            card = canonical_card(card)
+        except ValueError:
+            card = None
+        with self.table_lock:
+            with self.lock:
+                if exch.taken:
+                    return "again"
+                if exch.witnessed and not via_table:
+                    return "ignored"
+                pick = exch.pick
+                hashes = exch.offer.get("hashes")
+            card_num = pick["card_num"] if pick else None
+            if (card is None or not isinstance(salt, str) or not isinstance(hashes, list)
+                    or not isinstance(card_num, int) or not 0 <= card_num < len(hashes)
+                    or card_hash(salt, card) != hashes[card_num]):
+                if via_table:
+                    # 14.6 "What it names": the table saw it come from the offerer
+                    self.log("!! the card the table brings does not open position %s: "
+                             "not taken (the table names the offerer)" % card_num)
+                    with self.lock:
+                        exch.finished = True
+                        self.xcond.notify_all()
+                    self.set_fatal(Fatal("%s gave a card through the table that does not open "
+                                         "its position" % exch.offerer, blame="-"))
+                return "bad"
+            with self.lock:
+                holding = list(self.hand)
+                exch.taken = True
+                exch.finished = True
+                self.xcond.notify_all()
+            if card in holding:
+                self.log("!! we already hold %s" % card_str(card))
+            self.log("picked %s from %s (position %d of %d)%s"
+                     % (card_str(card), exch.offerer, card_num, len(hashes),
+                        " through the table" if via_table else ""))
+            self.report_to_table(self.received_report(exch, card, salt))
+            self.add_card_and_discard(card, deck_empty=True)
+        self.tasks.put(("hold", exch.seq + 1))
+        return "taken"
 
     # -- inbound connections ----------------------------------------------
 
@@ -923,6 +1472,10 @@ class Peer:
                     continue
                 if "cmd" not in obj:
                     if "result" in obj:
+                        if conn.get("witnessed"):
+                            # 14.6: a late reply of an exchange the table witnessed
+                            self.log("a late reply on a witnessed exchange's connection: ignored")
+                            continue
                         # a reply where none was due: never answer a reply (3)
                         self.log("reply without a request on an inbound connection; closing")
                         return
@@ -1050,6 +1603,10 @@ class Peer:
         if why is not None:
             self.refuse_turn(s, obj, why)
             return
+        if (self.witnessed and isinstance(obj.get("mac"), str) and isinstance(obj.get("seq"), int)
+                and isinstance(self.asker_of(conn, obj), str)):
+            self.on_offer_witnessed(s, framer, conn, obj, n)
+            return
         with self.lock:
             self.phase = "offer"   # 7.4: any offer ends the draw phase
             out = self.out
@@ -1147,6 +1704,133 @@ class Peer:
             self.add_card_and_discard(card, deck_empty=True)
         self.tasks.put(("hold", next_seq))
 
+    def on_offer_witnessed(self, s, framer, conn, obj, n):
+        """7.6 in a witnessed game: as on_offer, but the answer and the pick are
+        decided once and kept, so that the table can be asked about the
+        exchange, and a move made again is the same bytes (14.6)."""
+        frm = self.asker_of(conn, obj)
+        seq = obj["seq"]
+        key = (frm, self.nick, seq)
+        offer = {"from": frm, "seq": seq, "num_cards": n, "hashes": obj.get("hashes"),
+                 "mac": obj["mac"]}
+        with self.lock:
+            exch = self.exchanges.get(key)
+            if exch is None:
+                exch = Exchange(frm, self.nick, seq, offer)
+                self.exchanges[key] = exch
+                known = False
+            else:
+                known = exch.via_table_only
+        if known:
+            # the table brought it first: the rest of it goes through the table
+            conn["witnessed"] = True
+            self.log("offer %s of %s came directly after the table brought it: "
+                     "not answered here" % (seq, frm))
+            return
+        answer = self.decide_answer(exch)
+        self.send_raw(s, dict(answer))
+        if answer["result"] == "out":
+            return
+        if n == 0:
+            self.take_pass(exch)
+            return
+        if not obj.get("stream"):
+            time.sleep(0.05)   # 13.2: older offerers read one message per recv
+        hashes = obj.get("hashes")
+        if not isinstance(hashes, list) or len(hashes) != n:
+            self.log("!! the offer's hashes do not match num_cards:", obj)
+        tries = 0
+        while True:
+            tries += 1
+            pick = self.my_pick(exch)
+            with self.lock:
+                witnessed = exch.witnessed
+            if not witnessed:
+                self.send_raw(s, dict(pick, cmd="pick"))
+            reply = self.wait_for_card(s, framer, conn, exch, pick)
+            if reply is None:
+                return   # the table has the exchange, and it is over for us
+            if reply.get("result") == "ok":
+                break
+            self.log("pick refused:", reply)
+            if tries >= BAD_PICKS_LIMIT:
+                raise Fatal("%s refused %d picks" % (frm, tries), blame=frm,
+                            reason="refused every pick")
+            with self.lock:
+                if not exch.witnessed:
+                    exch.pick = None   # choose again
+        card, salt = reply.get("card"), reply.get("salt")
+        try:
+            card = canonical_card(card)
+        except ValueError:
+            raise Fatal("%s gave an unknown card %r" % (frm, card), blame=frm,
+                        reason="answered a pick with an unknown card")
+        result = self.take_card(exch, card, salt, via_table=False)
+        if result in ("taken", "again"):
+            return
+        if result == "bad" and not exch.asked:
+            # 14.6 "When ring peer asks": at once, when a card does not open the
+            # position picked: the offerer gives it again through the table
+            self.log("!! the card does not open its position: asking the table")
+            self.ask_witness(exch, {"pick": pick})
+        with self.lock:
+            witnessed = exch.witnessed
+        if witnessed:
+            conn["witnessed"] = True
+            self.wait_exch(exch, lambda: exch.taken or exch.finished, "the card")
+            return
+        card_num = pick["card_num"]
+        self.log("!! the card does not open its position: refused")
+        self.accuse("wrong_card", frm, {
+            "what": "the card %s does not open position %d of %s's offer"
+                    % (card_str(card), card_num, frm),
+            "from": frm, "seq": seq, "hashes": hashes, "mac": obj.get("mac"),
+            "card_num": card_num, "card": card, "salt": salt})
+        raise Fatal("%s gave a card that does not open its position" % frm, blame="-")
+
+    def wait_for_card(self, s, framer, conn, exch, pick):
+        """The reply to our pick, directly; past --witness-after, ask the table.
+        Returns the reply, or None once the table witnessed the exchange and
+        it is over for us (the notice thread took the card)."""
+        frm = exch.offerer
+        start = time.monotonic()
+        while True:
+            with self.lock:
+                witnessed = exch.witnessed
+            if witnessed:
+                conn["witnessed"] = True
+                self.wait_exch(exch, lambda: exch.taken or exch.finished, "the card")
+                return None
+            elapsed = time.monotonic() - start
+            if not exch.asked and elapsed >= self.witness_after:
+                # 14.6 "Asking": waiting for the card after our pick
+                self.ask_witness(exch, {"pick": pick})
+                continue
+            if elapsed > PEER_TIMEOUT:
+                raise Fatal("%s did not answer our pick within %d s" % (frm, PEER_TIMEOUT),
+                            blame=frm, reason="did not answer a pick within %d s" % PEER_TIMEOUT)
+            wait = SLICE
+            if not exch.asked:
+                wait = min(wait, self.witness_after - elapsed)
+            try:
+                item = framer.next(max(wait, 0.001))
+            except socket.timeout:
+                if self.ended():
+                    raise GameEnded()
+                continue
+            if item is None:
+                if self.ended():
+                    raise GameEnded()
+                if not exch.asked and self.ask_witness(exch, {"pick": pick}):
+                    continue   # the connection died: finish through the table
+                raise Fatal("%s closed its connection instead of answering our pick" % frm,
+                            blame=frm, reason="closed its connection instead of answering a pick")
+            kind, reply = item
+            if kind != "msg" or "result" not in reply:
+                raise Fatal("%s answered our pick with garbage" % frm, blame=frm,
+                            reason="answered a pick with garbage")
+            return reply
+
     # -- main -------------------------------------------------------------
 
     def run(self):
@@ -1170,8 +1854,11 @@ class Peer:
                 "watch": True}
         if self.verify:
             join["verify"] = True
-        self.log("listening on %s:%d; joining %s:%d%s"
-                 % (my_host, my_port, host, port, " with verify" if self.verify else ""))
+            if self.want_witness:
+                join["witness"] = True   # 5.1, 14.6 "The table as witness"
+        self.log("listening on %s:%d; joining %s:%d%s%s"
+                 % (my_host, my_port, host, port, " with verify" if self.verify else "",
+                    " and witness" if self.want_witness else ""))
         reply = self.table_request(join, timeout=JOIN_TIMEOUT)
         if reply.get("result") != "ok":
             raise Fatal("the table refused the join: %s" % reply.get("message"))
@@ -1183,11 +1870,14 @@ class Peer:
             self.secret = reply.get("secret")
             self.proofs = reply.get("proofs") or {}
             self.report = bool(reply.get("report")) and self.secret is not None
-        self.log("seated %d of %s; verify=%s proofs from %s; report=%s"
+            # 14.6: the game is witnessed only when the join reply says so
+            self.witnessed = self.report and self.want_witness and bool(reply.get("witness"))
+        self.log("seated %d of %s; verify=%s proofs from %s; report=%s; witness=%s"
                  % (self.seat + 1, self.players, self.verify and self.secret is not None,
-                    sorted(self.proofs), self.report))
+                    sorted(self.proofs), self.report, self.witnessed))
         self.activity()
         self.joined.set()
+        threading.Thread(target=self.notice_loop, name="notices", daemon=True).start()
         threading.Thread(target=self.worker, name="worker", daemon=True).start()
         threading.Thread(target=self.dial_left_at_start, name="dial", daemon=True).start()
         if self.seat == 0:
@@ -1222,6 +1912,7 @@ class Peer:
                         pass
                     if not self.game_over.is_set():
                         raise Fatal("no game_over notice within 10 s of finding no one else in")
+            self.check_witnessed_exchanges()
             if time.monotonic() - self.last_activity > IDLE_TIMEOUT:
                 raise Fatal("heard nothing for %d s" % IDLE_TIMEOUT, blame=None,
                             reason="heard nothing for %d s" % IDLE_TIMEOUT)
@@ -1244,6 +1935,20 @@ class Peer:
             self.quiet = True   # the result is the last line on stdout
             print(line, flush=True)
         return 0
+
+    def check_witnessed_exchanges(self):
+        """A witnessed exchange we take part in that nothing moves for our peer
+        timeout (the table names a player that owes a move after 2 s): give
+        up, naming no one. Covers an offer we learnt of only from the table,
+        which no thread of ours waits on."""
+        now = time.monotonic()
+        with self.lock:
+            stuck = [e for e in self.exchanges.values()
+                     if e.witnessed and not e.finished and now - e.touched > PEER_TIMEOUT + 1]
+        if stuck and not self.ended():
+            e = stuck[0]
+            raise Fatal("the table witnesses exchange %s of %s to %s and nothing moved for %d s"
+                        % (e.seq, e.offerer, e.receiver, PEER_TIMEOUT))
 
     def fail(self, exc):
         # 5.8: tell the table why before leaving, if the game is still on
@@ -1276,6 +1981,8 @@ class Peer:
         except (OSError, AttributeError):
             pass
         for link in list(self.links.values()):
+            link.close()
+        for _, link, _ in list(self.retired):
             link.close()
         for s in list(self.inbound):
             try:
@@ -1360,6 +2067,28 @@ def selftest():
                                "mac": mac(carol, pick_text("carol", "bob", 7, 1))},
           {"cmd": "pick", "card_num": 1, "mac": "efad20551c2a0b530b3a8b2b703d8750"})
 
+    # 14.6 "The table as witness": the document's witness request and moves,
+    # built as this client builds them from the worked example
+    exch_offer = {"from": "bob", "seq": 7, "num_cards": 2, "hashes": [h0, h1], "mac": omac}
+    check("the witness request", witness_msg("carol", exch_offer), json.loads(
+        '{"cmd":"witness","to":"carol","offer":{"from":"bob","seq":7,"num_cards":2,"hashes":'
+        '["364d108dc9163bdde122c3e745ca078e","839456ea4f297778c2b57885251c8de4"],"mac":"acafbe'
+        'e413319dc1724a3e53317a3b34"}}'))
+    carol_ack = mac(carol, ack_text(omac))
+    carol_pick = {"card_num": 1, "mac": mac(carol, pick_text("carol", "bob", 7, 1))}
+    check("the answer move", move_msg(7, answer={"result": "ok", "ack": carol_ack}), json.loads(
+        '{"cmd":"move","seq":7,"answer":{"result":"ok","ack":"887c02b7f39ab40cac384fd7e0104690"}}'))
+    check("the pick move", move_msg(7, pick=carol_pick), json.loads(
+        '{"cmd":"move","seq":7,"pick":{"card_num":1,"mac":"efad20551c2a0b530b3a8b2b703d8750"}}'))
+    check("the card move", move_msg(7, card=hand[1], salt=salts[1]), json.loads(
+        '{"cmd":"move","seq":7,"card":["joker","maid"],"salt":"ffeeddccbbaa99887766554433221100"}'))
+    w = witness_msg("bob", exch_offer, pick=carol_pick)
+    check("the receiver's witness request", [sorted(w), w["to"], w["pick"]],
+          [["cmd", "offer", "pick", "to"], "bob", carol_pick])
+    w = witness_msg("carol", exch_offer, ack=carol_ack)
+    check("the offerer's, with the ack", [sorted(w), w["ack"]],
+          [["ack", "cmd", "offer", "to"], carol_ack])
+
     # framing (section 2): split, joined, CRLF, no newline, junk
     class FakeSock:
         def __init__(self, chunks):
@@ -1432,6 +2161,12 @@ def main(argv=None):
     ap.add_argument("--host", default=None)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--no-witness", action="store_true",
+                    help="verify, but join without \"witness\" (14.6): the game is not witnessed")
+    ap.add_argument("--witness-after", type=float, default=PEER_TIMEOUT, metavar="SECONDS",
+                    help="in a witnessed game, ask the table about an exchange after waiting "
+                         "this long for an answer, a pick or a card (default: the peer "
+                         "timeout, %g s)" % PEER_TIMEOUT)
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--selftest", action="store_true")
     args = ap.parse_args(argv)
@@ -1439,7 +2174,10 @@ def main(argv=None):
         return selftest()
     if not args.nick or not args.table:
         ap.error("--nick and --table are required")
-    peer = Peer(args.nick, args.table, args.host, args.seed, not args.no_verify, args.quiet)
+    if args.witness_after < 0:
+        ap.error("--witness-after must not be negative")
+    peer = Peer(args.nick, args.table, args.host, args.seed, not args.no_verify, args.quiet,
+                witness=not args.no_witness, witness_after=args.witness_after)
     try:
         return peer.run()
     except Fatal as e:

@@ -144,6 +144,11 @@ GAMES = {
                 (*VERIFIED_STUDENT, "--no-card-check"),
                 "rule false_receipt",
             ),
+            # The same student, joining with witness and never making a move it owes.
+            "oldmaid.verify.witness": (
+                (*VERIFIED_STUDENT, "--witness"),
+                "within 2 s of the table's notice",
+            ),
         },
     ),
     "reversi": Game(
@@ -230,6 +235,7 @@ def test_our_bot_passes_every_case(game: str, tmp_path: Path) -> None:
 EXTENSIONS = {
     "oldmaid.verify.game": "it does not verify",
     "oldmaid.verify.signed-picks": "it does not verify",
+    "oldmaid.verify.witness": "it does not verify",
     "oldmaid.verify.forged-turn": "it does not verify",
     "oldmaid.verify.wrong-card": "it does not verify",
 }
@@ -288,3 +294,13 @@ def test_what_the_handout_allows_is_a_warn(game: str, case_id: str, tmp_path: Pa
     assert result.verdict is CaseVerdict.WARN, (bug, result.reason)
     assert says in result.reason, result.reason
     assert [rule.level.value for rule in result.rules] == ["should"]
+
+
+def test_a_verifying_client_that_does_not_take_part_in_the_witness_gets_a_warn(
+    tmp_path: Path,
+) -> None:
+    """The verifying student without witness (14.6, the table as witness): a should."""
+    result = run_one("oldmaid", "oldmaid.verify.witness", VERIFIED_STUDENT, tmp_path)
+    assert result.verdict is CaseVerdict.WARN, result.reason
+    assert 'did not join with "witness":true' in result.reason
+    assert [rule.key for rule in result.rules] == ["oldmaid.witness"]

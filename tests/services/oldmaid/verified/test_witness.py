@@ -252,3 +252,18 @@ def test_asking_again_about_an_exchange_done_gets_its_end() -> None:
     done, _ = s.desk.move(x.sender, s.card())
     again, lie = s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
     assert again is done and lie is None and again.move == DONE and not s.desk.open
+
+
+def test_a_receiver_asking_with_its_pick_and_its_ack_gives_the_offerer_the_ack() -> None:
+    """The offerer's gave needs the receiver's ack: a receiver that asks brings it."""
+    s = scene(15)
+    x = s.x
+    request = Witness(to=x.sender, offer=s.offer, ack=x.gave.ack, pick=s.pick)
+    exchange, _ = s.desk.ask(x.receiver, request)
+    notice = exchange.notice()
+    assert (notice.answer, notice.ack, notice.owes, notice.move) == (
+        "ok",
+        x.gave.ack,
+        x.sender,
+        CARD,
+    )

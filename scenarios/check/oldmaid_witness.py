@@ -1,0 +1,58 @@
+"""What ``ring check oldmaid.verify.witness`` sees of the program and the table as witness.
+
+In that case our players ask the table to witness every exchange they wait in at all
+(protocol 14.6, "The table as witness"), so a program that joined with ``witness`` makes
+its moves of those exchanges through the table; the table names it if it does not. This
+record hub subscriber notes whether the program joined with ``witness`` and how many
+exchanges with it the table took to witness, so that the case can WARN a program that
+never asked to take part, and knows it proved something when it PASSes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ring.games.record import GameKey
+from scenarios.check.oldmaid_watch import PROGRAM
+
+# How soon our players in that case ask the table about an exchange: at once, in effect.
+ASK_AT_ONCE = 0.0001
+
+
+@dataclass
+class WitnessWatch:
+    """The program's join and the witness requests about its exchanges, from the records."""
+
+    joined_verified: bool = False
+    joined_witness: bool = False
+    witnessed: int = 0  # witness requests the table took, by the program or about it
+    moves: int = 0  # the program's moves through the table
+
+    def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
+        message = record.get("msg")
+        if not isinstance(message, dict):
+            return
+        if record.get("dir") != "in":
+            pass
+        elif message.get("cmd") == "join" and message.get("nick") == PROGRAM:
+            # (Its connection has no nick before the join is taken: the join's own says.)
+            self.joined_verified = message.get("verify") is True
+            self.joined_witness = self.joined_verified and message.get("witness") is True
+        elif message.get("cmd") == "move" and record.get("nick") == PROGRAM:
+            self.moves += 1
+        to_program = record.get("dir") == "out" and record.get("nick") == PROGRAM
+        if to_program and message.get("cmd") == "witnessed" and message.get("step") == 1:
+            self.witnessed += 1
+
+    def not_taking_part(self) -> str | None:
+        """The WARN for a verifying program that did not join with witness, if it did not."""
+        if not self.joined_verified or self.joined_witness:
+            return None
+        return (
+            'it verifies, but did not join with "witness":true: the table cannot witness an '
+            "exchange with it, so a neighbour that goes silent on it, or an answer without "
+            "its ack, ends the game naming no one; to take part, follow the table's "
+            "witnessed notices and make the moves you owe with move (14.6, the table as "
+            "witness)"
+        )
