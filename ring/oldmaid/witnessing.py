@@ -22,8 +22,9 @@ dials afresh for the next.
 from __future__ import annotations
 
 import collections
+import math
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -72,7 +73,7 @@ class Exchange:
     refused: bool = False  # the table would not witness it: never asked again
     step: int = 0  # the last notice's
     latest: Witnessed | None = None  # the exchange as the table last said it stands
-    arrived: trio.Event = field(default_factory=trio.Event)
+    arrived: trio.Event | None = None  # set by the next notice, while one is awaited
     waiting: trio.CancelScope | None = None  # a direct wait to cut short
     link: Any = None  # the WitnessedLink it runs on
 
@@ -145,7 +146,8 @@ class Witnessing:
         exchange.step = notice.step
         exchange.witnessed = True
         exchange.latest = notice
-        exchange.arrived.set()
+        if exchange.arrived is not None:
+            exchange.arrived.set()
         if exchange.role is Role.OFFERER and exchange.link is not None:
             exchange.link.retired = True  # its protocol state no longer matches: dial afresh
         if exchange.waiting is not None:
@@ -371,21 +373,23 @@ class WitnessedLink:
                         and exchange.witnessed):  # fmt: skip
                     return self._got(event)
                 # A reply that came by the link after its exchange went through the table.
-        left = max(self._since + self._desk.witness_after - trio.current_time(), 0.0)
-        try:
-            with trio.CancelScope() as scope:
-                exchange.waiting = scope
-                event = await self.conn.receive(timeout=min(wait or left, left))
-                return self._got(event)
-        except trio.TooSlowError:
-            # The caller's own, shorter wait: it goes on waiting. (Its deadline counts from
-            # a moment before our send, so one that ends with ours is ours: asked.)
-            if trio.current_time() < self._since + self._desk.witness_after - CLOCK_SLACK:
-                raise
-            if not await self._desk.ask(exchange):
-                raise
-        finally:
-            exchange.waiting = None
+        now = trio.current_time()
+        ask_at = self._since + self._desk.witness_after
+        # One cancel scope, ours, rather than the link's and ours: its deadline is the
+        # caller's wait or our time to ask, whichever comes first, and a notice about the
+        # exchange cancels it too (``Witnessing.noticed``): a handoff waits on one scope.
+        with trio.CancelScope(deadline=min(now + (wait or math.inf), ask_at)) as scope:
+            exchange.waiting = scope
+            try:
+                return self._got(await self.conn.receive(timeout=math.inf))
+            finally:
+                exchange.waiting = None
+        if exchange.latest is not None and exchange.witnessed:
+            return await self.from_table(exchange)  # the neighbour asked the table
+        # The caller's own, shorter wait: it goes on waiting. (Its deadline counts from a
+        # moment before our send, so one that ends with ours is ours: asked.)
+        if trio.current_time() < ask_at - CLOCK_SLACK or not await self._desk.ask(exchange):
+            raise trio.TooSlowError
         return await self.from_table(exchange)
 
     async def from_table(self, exchange: Exchange) -> Any:
@@ -398,15 +402,15 @@ class WitnessedLink:
             event = None if exchange.latest is None else self._event(exchange, exchange.latest)
             if event is not None:
                 return self._got(event)
-            exchange.arrived = trio.Event()
+            arrived = exchange.arrived = trio.Event()
             with trio.move_on_after(NOTICE_WAIT):
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(_wait_then_cancel, exchange.arrived, nursery.cancel_scope)
+                    nursery.start_soon(_wait_then_cancel, arrived, nursery.cancel_scope)
                     if game_over is not None:
                         nursery.start_soon(_wait_then_cancel, game_over, nursery.cancel_scope)
             if game_over is not None and game_over.is_set():
                 return Closed()
-            if not exchange.arrived.is_set():
+            if not arrived.is_set():
                 raise trio.TooSlowError
 
     def _event(self, exchange: Exchange, notice: Witnessed) -> Any:
