@@ -190,7 +190,13 @@ class WitnessDesk:
         """What the asker brings: the receiver's ack (either of them may have it: the
         offerer in the receiver's ok, the receiver its own), and the receiver's pick."""
         if request.ack is not None and exchange.move == ANSWER:
-            self._take_answer(exchange, "ok", request.ack)
+            try:
+                self._take_answer(exchange, "ok", request.ack)
+            except Refused:
+                if asker != exchange.offerer:
+                    raise  # the receiver's own ack: its mistake
+                # The offerer cannot check the ack its receiver sent: one that is not the
+                # receiver's leaves the receiver owing its answer, through the table.
         if request.pick is not None and exchange.move in (ANSWER, PICK):
             if asker != exchange.receiver:
                 raise Refused("only the receiver brings a pick")

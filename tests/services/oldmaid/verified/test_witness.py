@@ -267,3 +267,14 @@ def test_a_receiver_asking_with_its_pick_and_its_ack_gives_the_offerer_the_ack()
         x.sender,
         CARD,
     )
+
+
+def test_an_ack_that_is_not_the_receivers_brought_by_the_offerer_leaves_the_answer_owed() -> None:
+    """An ok without the receiver's ack (the offerer cannot tell): the receiver answers
+    again through the table, and is named if it does not."""
+    s = scene(16)
+    x = s.x
+    exchange, _ = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer, ack="0" * 32))
+    assert (exchange.owes, exchange.move) == (x.receiver, ANSWER)
+    lie = s.desk.overdue(x.seq, exchange.step)
+    assert lie is not None and (lie.rule, lie.culprit) == ("no_answer", x.receiver)
