@@ -122,6 +122,7 @@ class Links:
     async def aclose(self) -> None:
         for link in self._links.values():
             await link.aclose()
+        self.witnessing.let_go()
 
     # -- the right side: connections dialled in to us --------------------------
 

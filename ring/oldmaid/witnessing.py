@@ -75,7 +75,6 @@ class Exchange:
     latest: Witnessed | None = None  # the exchange as the table last said it stands
     arrived: trio.Event | None = None  # set by the next notice, while one is awaited
     waiting: trio.CancelScope | None = None  # a direct wait to cut short
-    link: Any = None  # the WitnessedLink it runs on
 
     @property
     def seq(self) -> int:
@@ -109,6 +108,14 @@ class Witnessing:
         self.game_over: trio.Event | None = None
         self.take: Callable[[WitnessedLink, Offer], Awaitable[None]] | None = None
         self.nursery: trio.Nursery | None = None
+
+    def let_go(self) -> None:
+        """The game is over for us: drop the ways back to the peer (its requests, its turn
+        taking) and the exchanges, so that the peer is freed at once, not by a garbage
+        collection."""
+        self.request = self.post = self.take = None
+        self.game_over = self.nursery = None
+        self.exchanges.clear()
 
     @property
     def nick(self) -> str:
@@ -148,8 +155,6 @@ class Witnessing:
         exchange.latest = notice
         if exchange.arrived is not None:
             exchange.arrived.set()
-        if exchange.role is Role.OFFERER and exchange.link is not None:
-            exchange.link.retired = True  # its protocol state no longer matches: dial afresh
         if exchange.waiting is not None:
             exchange.waiting.cancel()  # the direct wait: the exchange is the table's now
         if notice.owes == self.nick and self.nursery is not None:
@@ -266,7 +271,13 @@ class WitnessedLink:
         self.current: Exchange | None = None
         self.awaiting: str | None = None  # what we wait for from the neighbour
         self._since = 0.0
-        self.retired = False  # the offerer's link after an exchange through the table
+
+    @property
+    def retired(self) -> bool:
+        """Our link, as offerer, whose last exchange went through the table: its protocol
+        state no longer matches what passed on it, so ``Links`` dials afresh."""
+        exchange = self.current
+        return self._role is Role.OFFERER and exchange is not None and exchange.witnessed
 
     @property
     def timeout(self) -> float | None:
@@ -321,7 +332,6 @@ class WitnessedLink:
         now = trio.current_time()
         if isinstance(message, Offer) and message.seq is not None and self._other is not None:
             self.current = self._desk.begin(Exchange(Role.OFFERER, self._other, message))
-            self.current.link = self
             self.awaiting, self._since = ANSWER, now
             return self.current
         if isinstance(message, YourTurn):
@@ -436,7 +446,6 @@ class WitnessedLink:
                 return Invalid(f"exchange {event.seq} went through the table")
             self._other = event.sender
             self.current = self._desk.begin(Exchange(Role.PICKER, event.sender, event))
-            self.current.link = self
             self.awaiting = None
         elif isinstance(event, YourTurn):
             self.current, self.awaiting = None, None

@@ -110,8 +110,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     limits.add_argument(
         "--verified",
         action="store_true",
-        help="Old Maid: every game verified; a program that does not join with verify is "
-        "refused (docs/protocols/oldmaid.md 14.5, 14.6)",
+        help="Old Maid: every game verified and witnessed; a program that does not join "
+        "with verify and witness is refused (docs/protocols/oldmaid.md 14.5, 14.6)",
     )
     programs = parser.add_argument_group("each program's run")
     programs.add_argument(

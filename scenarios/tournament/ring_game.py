@@ -158,8 +158,8 @@ async def _played(
     for name in unverified - joined:
         faults.setdefault(
             name,
-            "joined without verify, which a --verified tournament refuses "
-            "(docs/protocols/oldmaid.md 14.5, 14.6)",
+            'joined without "verify":true and "witness":true, which a --verified tournament '
+            "refuses (docs/protocols/oldmaid.md 14.5, 14.6)",
         )
     result = _judged(job, outcome, joined, runs, exits, faults, began)
     result = msgspec.structs.replace(result, played=round(played_span(runs, programs_ended), 6))

@@ -55,8 +55,9 @@ def _add_game_options(group: argparse._ActionsContainer) -> None:
     group.add_argument(
         "--verified",
         action="store_true",
-        help="seat only players that join with verify, so that every game is verified: "
-        "each exchange committed to and reported (protocol 14.5 and 14.6)",
+        help="seat only players that join with verify and witness, so that every game is "
+        "verified and witnessed: each exchange committed to and reported, and a silent "
+        "player named (protocol 14.5 and 14.6)",
     )
 
 

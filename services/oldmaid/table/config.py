@@ -50,6 +50,10 @@ class TableConfig:
     # Seat only players that join with verify, so that every game is verified: every
     # exchange committed to and reported (docs/protocols/oldmaid.md 14.5, 14.6).
     verified: bool = False
+    # With verified: seat only players that also join with witness (14.6, the table as
+    # witness), so that every game is witnessed and a silent player is named. ring check
+    # turns it off, to play a verifying program that does not witness (a WARN, not a refusal).
+    require_witness: bool = True
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS  # None or 0: no such cap
     # Tests turn it off to meet the per-address cap from 127.0.0.1.

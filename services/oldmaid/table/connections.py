@@ -51,8 +51,9 @@ from services.oldmaid.table.outcome import GameOutcome, game_seed
 
 # The error to an older client's join at a table run with --verified.
 VERIFIED_ONLY = (
-    'this table plays verified games only: join with "verify":true, and prove who you are '
-    "and report every exchange as docs/protocols/oldmaid.md 14.5 and 14.6 say"
+    'this table plays verified games only: join with "verify":true and "witness":true, and '
+    "prove who you are, report every exchange and make your moves of an exchange the table "
+    "witnesses, as docs/protocols/oldmaid.md 14.5 and 14.6 say"
 )
 
 if TYPE_CHECKING:
@@ -288,7 +289,8 @@ class TableServer:
             refused = self.config.admit(client.conn.stream, request.nick)  # type: ignore[arg-type]
             if refused is not None:
                 return error(refused)
-        if self.config.verified and not request.verify:
+        witness_missing = self.config.require_witness and not request.witness
+        if self.config.verified and (not request.verify or witness_missing):
             if self.config.on_unverified is not None:
                 self.config.on_unverified(request.nick)
             self._refused.add(request.nick)

@@ -88,6 +88,7 @@ class VerifiedGame:
         the way back to it, so that the game and its ledger are freed at once rather than
         by a garbage collection, which stops every game on the server."""
         self._on_decided = _decided_too_late
+        self._notify = None  # a witnessed game's notices went through the table game too
 
     # -- what reaches the ledger -------------------------------------------------
 

@@ -103,8 +103,8 @@ def test_a_verified_tournament_plays_its_rings_without_the_older_client(tmp_path
     assert run(tournament, stream=io.StringIO()) == 0
     [result] = results.load(out / "games").values()
     assert result.faults == {
-        "student": "joined without verify, which a --verified tournament refuses "
-        "(docs/protocols/oldmaid.md 14.5, 14.6)"
+        "student": 'joined without "verify":true and "witness":true, which a --verified '
+        "tournament refuses (docs/protocols/oldmaid.md 14.5, 14.6)"
     }
     assert result.places is not None and result.places[-1] == "student"
     with (out / "games" / "00001" / "transcript.jsonl").open() as transcript:

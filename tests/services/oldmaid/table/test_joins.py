@@ -148,13 +148,17 @@ async def test_a_verified_table_refuses_an_older_clients_join_naming_the_section
         reply = await older.request({"cmd": "join", "nick": "ann"})
         assert_error(reply, "verified games only", '"verify":true', "14.5 and 14.6")
         assert (await older.status()).get("report") is True  # the mode, before any join
-        # The same connection, joining with verify, is seated; so is a second one.
-        await older.send({"cmd": "join", "nick": "ann", "verify": True})
+        # Verifying without witness is not enough: every game here is witnessed (14.6).
+        reply = await older.request({"cmd": "join", "nick": "ann", "verify": True})
+        assert_error(reply, "verified games only", '"witness":true', "14.5 and 14.6")
+        # The same connection, joining with verify and witness, is seated; so is a second.
+        await older.send({"cmd": "join", "nick": "ann", "verify": True, "witness": True})
         bob = await running.client()
-        await bob.send({"cmd": "join", "nick": "bob", "verify": True})
+        await bob.send({"cmd": "join", "nick": "bob", "verify": True, "witness": True})
         ann_reply, bob_reply = await older.reply(), await bob.reply()
         for reply in (ann_reply, bob_reply):
             assert reply["result"] == "ok" and reply["report"] is True
+            assert reply["witness"] is True
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     start = next(r for r in records if r.get("event") == "start")
     assert start["options"]["verified"] is True
@@ -168,7 +172,7 @@ async def test_a_table_told_whom_to_expect_starts_once_the_last_is_refused() -> 
     async with table(players=3, verified=True, start_after=600.0, expected=expected) as running:
         ann, bob, cy = [await running.client() for _ in range(3)]
         for client, nick in ((ann, "ann"), (bob, "bob")):
-            await client.send({"cmd": "join", "nick": nick, "verify": True})
+            await client.send({"cmd": "join", "nick": nick, "verify": True, "witness": True})
         await until_in(cy, ["ann", "bob"])
         assert_error(await cy.request({"cmd": "join", "nick": "cy"}), "verified games only")
         with trio.fail_after(TIMEOUT):
