@@ -341,7 +341,15 @@ class Links:
         if proof is not None:
             request = msgspec.structs.replace(request, proof=proof)
         for attempt in range(2):
-            link = await self.link_to(seat)
+            try:
+                link = await self.link_to(seat)
+            except PeerError:
+                # Unreachable (its listener closed, or never answering a dial): in a
+                # witnessed game the offer goes through the table, which names the
+                # receiver if it does not answer there either (14.6).
+                if not (self.witnessing.on and isinstance(request, Offer)):
+                    raise
+                link = self._links[seat] = self.witnessing.through_table(nick)
             if link is None:
                 return GONE
             event = await self._exchange(link, request, seat)
@@ -355,9 +363,15 @@ class Links:
             if await self._left_the_game(seat):
                 return GONE
             if attempt or seat in self._answered:
-                raise fault(
-                    nick, f"closed the connection instead of answering {request_name(request)}"
-                )
+                if not (self.witnessing.on and isinstance(request, Offer)):
+                    raise fault(
+                        nick,
+                        f"closed the connection instead of answering {request_name(request)}",
+                    )
+                # A witnessed game: the offer again, through the table (14.6).
+                link = self._links[seat] = self.witnessing.through_table(nick)
+                event = await self._exchange(link, request, seat)
+                break
         if isinstance(event, Answered):
             self._answered.add(seat)
             return event.reply

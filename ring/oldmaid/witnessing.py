@@ -121,6 +121,11 @@ class Witnessing:
     def nick(self) -> str:
         return self._turns.nick
 
+    def through_table(self, other: str) -> WitnessedLink:
+        """A link to ``other`` that only the table carries: for an offer to a receiver
+        that cannot be reached directly (its first send asks the table)."""
+        return WitnessedLink(self, None, Role.OFFERER, other)
+
     def wrap(self, conn: Connection, role: Role, other: str | None = None) -> Any:
         """``conn`` as a link to a neighbour. Wrapped whether or not the game is witnessed:
         a neighbour may dial us before our join reply says so; until it does, the link
@@ -304,6 +309,11 @@ class WitnessedLink:
             await self.conn.send(message, timeout=timeout, **kw)
             return
         exchange = self._sent(message)
+        if self.conn is None and exchange is not None and not exchange.witnessed:
+            # No link to send it on: the table carries it, or (refused) it is as closed.
+            if not await self._desk.ask(exchange):
+                raise trio.ClosedResourceError("the table would not witness it")
+            return
         if exchange is not None and exchange.witnessed:
             await self._move(exchange, message)
             return

@@ -60,6 +60,12 @@ silence (any game; in a witnessed one, ``--verify --witness``, the table names i
                          answer it (no ok, no out, no error), the connection kept open
   ``silent-offerer``     once the offers begin, read the first pick of an offer of its cards
                          that was taken and never send the card, the connection kept open
+the listener
+  ``close-listener``     once the offers begin (the first offer it gets holding cards, or the
+                         first turn it holds, whichever comes first), close its listener, so
+                         that a dial is refused, and every connection dialled to it (an offer
+                         that told it goes unanswered, its connection closed with the rest);
+                         it stays, polling the table, but its right neighbour cannot reach it
 
 With ``--verify`` it is ``verified_student.py``'s client (protocol 14.5 and
 14.6): it joins with ``verify`` and, in a game whose every player does, commits
@@ -80,6 +86,7 @@ Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--verif
 """
 
 import argparse
+import contextlib
 import os
 import random
 import socket
@@ -134,6 +141,7 @@ ATTACKS = (
     "commit-one-card",
     "silent-receiver",
     "silent-offerer",
+    "close-listener",
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
                  "skip-report", "commit-one-card")  # fmt: skip
@@ -185,6 +193,7 @@ class Cheat(verified_student.VerifiedPeer):
         self.thrown = []  # cards we discarded, in order
         self.last_given = None
         self.done_once = set()
+        self.listener_closed = False  # close-listener: we closed it, and its connections
         self.stats.update(attack=self.attack, struck=0, struck_at=None)
         # Held from a cheating request until its strike is recorded: the main thread can
         # see the game end (its status poll) between the reply and the record, and must
@@ -204,6 +213,37 @@ class Cheat(verified_student.VerifiedPeer):
         if self.verify:
             return super().join_message(port)
         return student_peer.Peer.join_message(self, port)
+
+    def fail(self, exc):
+        if self.listener_closed and str(exc).startswith("listener failed"):
+            return  # close-listener: we closed it ourselves; its accept loop just ends
+        super().fail(exc)
+
+    def close_listener(self, when):
+        """close-listener: stop listening (a dial is refused) and close every inbound connection.
+
+        Each connection is shut down, not closed: its reader wakes at once to the end of its
+        stream and closes it on its way out (serve_inbound), so no thread reads a closed socket.
+        """
+        with self.lock:  # the accept loop adds inbound connections under it
+            self.listener_closed = True
+            inbound = list(self.inbound)
+        self.strike(f"closing its listener {when} and the {len(inbound)} connections to it")
+        listener = self.listener
+        if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # accept() wakes; the backlog is reset
+            with contextlib.suppress(OSError):
+                listener.close()
+        for conn in inbound:
+            with contextlib.suppress(OSError):
+                conn.sock.shutdown(socket.SHUT_RDWR)
+
+    def serve_inbound(self, conn):
+        if self.listener_closed:  # accepted just as we closed the listener: closed too
+            conn.close()
+            return
+        super().serve_inbound(conn)
 
     def stay_silent(self):
         """Say nothing more here, the connection kept open, until the game ends for us."""
@@ -304,6 +344,8 @@ class Cheat(verified_student.VerifiedPeer):
         attack = self.attack
         with self.lock:
             n = 0 if self.is_out else len(self.hand)
+        if attack == "close-listener" and not self.is_out and self.once("close"):
+            self.close_listener("holding the turn")  # then offers on, as ever
         if attack == "keep-turn" and not self.is_out:
             self.strike("keeping the turn")
             while not self.done.is_set():
@@ -454,8 +496,11 @@ class Cheat(verified_student.VerifiedPeer):
             holding = bool(self.hand) and not self.is_out
         num = msg.get("num_cards")
         cards = isinstance(num, int) and not isinstance(num, bool) and num > 0
+        sender = msg.get("from") or "its right neighbour"
+        if self.attack == "close-listener" and holding and self.once("close"):
+            self.close_listener(f"on an offer of {num} cards from {sender}")
+            return  # never answered: its connection was closed with the rest
         if self.attack == "silent-receiver" and holding and cards:
-            sender = msg.get("from") or "its right neighbour"
             self.strike(f"never answering an offer of {num} cards from {sender}")
             self.stay_silent()
             return

@@ -112,6 +112,8 @@ CAUGHT_WITNESSED = {
     **CAUGHT_VERIFIED,
     "silent-receiver": ("no_answer",),
     "silent-offerer": ("no_answer",),
+    # Unreachable once the offers begin: the offer goes through the table (14.6).
+    "close-listener": ("no_answer",),
 }
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.

@@ -55,7 +55,7 @@ def test_each_attack_in_a_ring_of_honest_peers(attack: str) -> None:
 
 
 # Rings of 3-6, any attack but those that wait out a timeout (played above).
-SLOW = ("keep-turn", "silent-receiver", "silent-offerer")
+SLOW = ("keep-turn", "silent-receiver", "silent-offerer", "close-listener")
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(
     attack=st.sampled_from([a for a in ATTACKS if a not in SLOW]),
@@ -101,7 +101,13 @@ def test_no_honest_player_is_ever_named_in_a_verified_game(
 # Witnessed games (14.6, the table as witness): what a verified game still ended naming
 # no one, a silent neighbour and a card that opens no position, names the cheater; an out
 # the table does not count is taken to the table with its ack.
-WITNESSED = ("silent-receiver", "silent-offerer", "give-uncommitted", "answer-out")
+WITNESSED = (
+    "silent-receiver",
+    "silent-offerer",
+    "give-uncommitted",
+    "answer-out",
+    "close-listener",
+)
 
 
 @pytest.mark.parametrize("attack", WITNESSED)
