@@ -59,7 +59,10 @@ def play(size, mine, seed, mode, keep, witness_args=(), ring_args=()):
     transcript = os.path.join(keep, tag + ".jsonl")
     cmd = ["timeout", str(TIMEOUT + 10), RING, "table", "--players", str(size),
            "--port", "0", "--seed", str(seed), "--transcript", transcript]
-    if mode == "verified":
+    without_witness = "--no-witness" in ring_args or any("--no-witness" in a for a in witness_args)
+    if mode == "verified" and not without_witness:
+        # (--verified seats only players that also witness: without witness, every player
+        # still verifies, and the game is verified, not witnessed.)
         cmd.append("--verified")
     table = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = table.stdout.readline().strip()
