@@ -65,6 +65,18 @@ class Exchange:
         assert self.offer.seq is not None
         return self.offer.seq
 
+    def move(self, kind: str) -> Move | None:
+        """Our move of ``kind`` (``ANSWER``, ``PICK`` or ``CARD``) as the exchange holds it,
+        the same bytes as made directly; None if we have not made it."""
+        if kind == ANSWER and self.answer in ("ok", "out") and self.ack is not None:
+            answer = Answer(result=self.answer, ack=self.ack)  # type: ignore[arg-type]
+            return Move(seq=self.seq, answer=answer)
+        if kind == PICK and self.pick is not None and self.pick.mac:
+            return Move(seq=self.seq, pick=PickSeen(self.pick.card_num, self.pick.mac))
+        if kind == CARD and self.card is not None and self.salt is not None:
+            return Move(seq=self.seq, card=self.card, salt=self.salt)
+        return None
+
     def seen(self) -> OfferSeen:
         assert self.offer.sender and self.offer.hashes is not None and self.offer.mac
         return OfferSeen(
@@ -187,18 +199,11 @@ class WitnessedLink:
         return exchange
 
     async def _move(self, exchange: Exchange, message: Any) -> None:
-        seq = exchange.seq
-        if isinstance(message, Pick) and message.mac:
-            move = Move(seq=seq, pick=PickSeen(message.card_num, message.mac))
-        elif isinstance(message, Reply) and self._role is Role.PICKER and message.ack:
-            if message.result not in ("ok", "out"):
-                return
-            move = Move(seq=seq, answer=Answer(result=message.result, ack=message.ack))  # type: ignore[arg-type]
-        elif isinstance(message, Reply) and message.card is not None and message.salt:
-            move = Move(seq=seq, card=message.card, salt=message.salt)
-        else:
-            return  # nothing the table takes (an error reply): the exchange is the table's
-        await self._desk.move(move)
+        """What we just sent (``_sent`` noted it in the exchange), as our move."""
+        kind = PICK if isinstance(message, Pick) else ANSWER if self._role is Role.PICKER else CARD
+        move = exchange.move(kind)
+        if move is not None:  # else nothing the table takes (an error reply)
+            await self._desk.move(move)
 
     # -- receiving ---------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from ring.oldmaid.messages import (
 )
 from ring.oldmaid.protocol import Answered, Role
 from ring.oldmaid.turns import Turns
-from ring.oldmaid.witnessed_link import ANSWER, CARD, PICK, Exchange, WitnessedLink
+from ring.oldmaid.witnessed_link import ANSWER, CARD, Exchange, WitnessedLink
 from ring.wire.transport import Connection
 
 KEPT = 16  # exchanges remembered, for a notice about one we are done with
@@ -130,14 +130,7 @@ class Witnessing:
 
     async def _again(self, exchange: Exchange, notice: Witnessed) -> None:
         """A move we owe and made directly already: the same, through the table."""
-        move = None
-        if notice.move == ANSWER and exchange.answer is not None and exchange.ack is not None:
-            answer = Answer(result=exchange.answer, ack=exchange.ack)  # type: ignore[arg-type]
-            move = Move(seq=exchange.seq, answer=answer)
-        elif notice.move == PICK and exchange.pick is not None and exchange.pick.mac:
-            move = Move(seq=exchange.seq, pick=PickSeen(exchange.pick.card_num, exchange.pick.mac))
-        elif notice.move == CARD and exchange.card is not None and exchange.salt is not None:
-            move = Move(seq=exchange.seq, card=exchange.card, salt=exchange.salt)
+        move = exchange.move(notice.move)
         if move is not None:
             await self.move(move)
 
@@ -181,11 +174,8 @@ class Witnessing:
             return None
         if exchange.answer == "out" and exchange.ack:
             exchange.out_ack = exchange.ack
-        exchange.latest, exchange.answer, exchange.ack = None, None, None
-        link.awaiting = ANSWER
-        if not await self.ask(exchange):
-            return None
-        event = await link.from_table(exchange)
+        exchange.answer, exchange.ack = None, None
+        event = await self._through_table(link, exchange, ANSWER)
         return event.reply if isinstance(event, Answered) else None
 
     async def card_again(self, link: Any) -> tuple[Any, str | None] | None:
@@ -196,14 +186,19 @@ class Witnessing:
         exchange = getattr(link, "current", None)
         if not self.on or exchange is None or exchange.pick is None:
             return None
-        exchange.latest, exchange.card, exchange.salt = None, None, None
-        link.awaiting = CARD
-        if not await self.ask(exchange):
-            return None
-        event = await link.from_table(exchange)
+        exchange.card, exchange.salt = None, None
+        event = await self._through_table(link, exchange, CARD)
         if isinstance(event, Answered) and event.reply.card is not None:
             return event.reply.card, event.reply.salt
         return None
+
+    async def _through_table(self, link: Any, exchange: Exchange, awaiting: str) -> Any:
+        """Ask the table about ``exchange``, whose direct ``awaiting`` we could not take,
+        and the event its notices bring for it; None if the table would not."""
+        exchange.latest, link.awaiting = None, awaiting
+        if not await self.ask(exchange):
+            return None
+        return await link.from_table(exchange)
 
     async def move(self, move: Move) -> None:
         """A move, in its place among our reports (posted, not waited for: the ``gave``

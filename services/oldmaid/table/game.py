@@ -47,13 +47,12 @@ from services.oldmaid.referee.rules import (
     Discarded,
     GameState,
     RefereeError,
-    Standing,
     Started,
     TableGame,
     WentOut,
 )
 from services.oldmaid.referee.stalls import stuck_reason
-from services.oldmaid.table.outcome import GameOutcome, pairs_text
+from services.oldmaid.table.outcome import GameOutcome, outcome_of, record_end
 from services.oldmaid.table.records import Transcript
 from services.oldmaid.verified.game import REPORT_TIMEOUT, VerifiedGame
 from services.oldmaid.verified.play import VerifiedPlay, abort_reason
@@ -460,43 +459,8 @@ class Game:
             await self.announce_end()
 
     def record_end(self) -> None:
-        """Close the game's records with ``end``: its result as the referee decided it.
-
-        Called once its players have gone (or ``linger`` passed), so that the
-        game-over notices and any request after the end are among its records;
-        and for every game when the table stops. A game that never started
-        (the table stopped while it formed) gets its ``start`` here, naming
-        whoever had joined, without seats.
-        """
-        if self.transcript.ended:
-            return
-        referee = self.referee
-        if not self.transcript.started:
-            self.transcript.start(Player(nick) for nick in referee.joined)
-        if referee.state is GameState.OVER and referee.loser is not None:
-            undiscarded = referee.undiscarded_pairs
-            reason = f"{referee.loser} was left holding the Old Maid"
-            if undiscarded:
-                reason += f" ({pairs_text(undiscarded)} never discarded)"
-            self.transcript.end(
-                reason,
-                winners=referee.out,  # in the order they went out: the first is the winner
-                losers=[referee.loser],
-                details={"undiscarded": undiscarded, **self._verified()},
-            )
-        elif referee.state is GameState.ABORTED:
-            details = {"rule": referee.rule} if referee.rule else {}
-            details.update(self._verified())
-            self.transcript.end(
-                referee.reason or "aborted", culprit=referee.culprit, details=details
-            )
-        else:
-            self.transcript.end("the table shut down")
-
-    def _verified(self) -> dict[str, list[str]]:
-        """The end's word on who proved who it is (protocol 14.5), when anyone did."""
-        verified = [s.nick for s in self.referee.seats if s.nick in self.referee.verified]
-        return {"verified": verified} if verified else {}
+        """Close the game's records with ``end`` (``outcome.record_end``)."""
+        record_end(self.transcript, self.referee)
 
     def let_go(self) -> None:
         """The table is done with this game (its players gone, or the table stopped): what
@@ -516,20 +480,7 @@ class Game:
             client.scope.cancel()
 
     def outcome(self) -> GameOutcome:
-        standing: Standing = self.referee.status()
-        return GameOutcome(
-            number=self.number,
-            seed=self.seed,
-            state=standing.state,
-            players=tuple(seat.nick for seat in self.referee.seats),
-            loser=standing.loser,
-            out=standing.out,
-            reason=standing.reason,
-            undiscarded=standing.undiscarded,
-            culprit=self.referee.culprit,
-            rule=self.referee.rule,
-            verified=tuple(self._verified().get("verified", ())),
-        )
+        return outcome_of(self.number, self.seed, self.referee)
 
 
 def _unchanged() -> None:

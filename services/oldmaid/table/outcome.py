@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from ring.games.record import Player
 from ring.games.seeds import keyed_seed
-from services.oldmaid.referee.rules import GameState
+from services.oldmaid.referee.rules import GameState, TableGame
+from services.oldmaid.table.records import Transcript
 
 
 def game_seed(table_seed: int, number: int, *, keyed: bool = False) -> int:
@@ -68,3 +70,59 @@ class GameOutcome:
 
 def pairs_text(count: int) -> str:
     return f"{count} pair" if count == 1 else f"{count} pairs"
+
+
+def record_end(transcript: Transcript, referee: TableGame) -> None:
+    """Close a game's records with ``end``: its result as the referee decided it.
+
+    Called once its players have gone (or ``linger`` passed), so that the
+    game-over notices and any request after the end are among its records;
+    and for every game when the table stops. A game that never started
+    (the table stopped while it formed) gets its ``start`` here, naming
+    whoever had joined, without seats.
+    """
+    if transcript.ended:
+        return
+    if not transcript.started:
+        transcript.start(Player(nick) for nick in referee.joined)
+    if referee.state is GameState.OVER and referee.loser is not None:
+        undiscarded = referee.undiscarded_pairs
+        reason = f"{referee.loser} was left holding the Old Maid"
+        if undiscarded:
+            reason += f" ({pairs_text(undiscarded)} never discarded)"
+        transcript.end(
+            reason,
+            winners=referee.out,  # in the order they went out: the first is the winner
+            losers=[referee.loser],
+            details={"undiscarded": undiscarded, **_verified(referee)},
+        )
+    elif referee.state is GameState.ABORTED:
+        details = {"rule": referee.rule} if referee.rule else {}
+        details.update(_verified(referee))
+        transcript.end(referee.reason or "aborted", culprit=referee.culprit, details=details)
+    else:
+        transcript.end("the table shut down")
+
+
+def outcome_of(number: int, seed: int, referee: TableGame) -> GameOutcome:
+    """How game ``number`` ended, as the referee decided it."""
+    standing = referee.status()
+    return GameOutcome(
+        number=number,
+        seed=seed,
+        state=standing.state,
+        players=tuple(seat.nick for seat in referee.seats),
+        loser=standing.loser,
+        out=standing.out,
+        reason=standing.reason,
+        undiscarded=standing.undiscarded,
+        culprit=referee.culprit,
+        rule=referee.rule,
+        verified=tuple(_verified(referee).get("verified", ())),
+    )
+
+
+def _verified(referee: TableGame) -> dict[str, list[str]]:
+    """The end's word on who proved who it is (protocol 14.5), when anyone did."""
+    verified = [s.nick for s in referee.seats if s.nick in referee.verified]
+    return {"verified": verified} if verified else {}
