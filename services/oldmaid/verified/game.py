@@ -58,6 +58,7 @@ class VerifiedGame:
         # A witnessed game (every player joined with witness): the table's desk, how a
         # notice reaches a player, and where the deadline of each owed move runs.
         self.desk: WitnessDesk | None = None
+        self._timed: set[tuple[int, int]] = set()  # (seq, step) whose move is being timed
         self._notify = witness
         self._nursery = nursery
         if witness is not None and nursery is not None:
@@ -151,12 +152,16 @@ class VerifiedGame:
         if lie is not None:
             self.act_on(lie)
         elif exchange.owes is not None:
-            self._nursery.start_soon(self._expire, exchange.seq, exchange.step)
+            timed = (exchange.seq, exchange.step)
+            if timed not in self._timed:  # a request asked again times nothing anew
+                self._timed.add(timed)
+                self._nursery.start_soon(self._expire, *timed)
 
     async def _expire(self, seq: int, step: int) -> None:
         """Name the player that owes step ``step`` of exchange ``seq`` if it is still owed
         ``MOVE_TIMEOUT`` after the notice."""
         await trio.sleep(MOVE_TIMEOUT)
+        self._timed.discard((seq, step))
         assert self.desk is not None
         lie = self.desk.overdue(seq, step)
         referee = self._referee
