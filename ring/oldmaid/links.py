@@ -317,6 +317,13 @@ class Links:
         reply = await self._table.request(Status())
         return reply.ok and reply.out is not None and self._turns.nick_of(seat) in reply.out
 
+    async def retire(self, seat: int) -> None:
+        """Close our link to ``seat``: a request on it was never answered (a draw turn the
+        table handed on, 14.6), so the next goes on a fresh one."""
+        link = self._links.pop(seat, None)
+        if link is not None:
+            await link.aclose()
+
     async def _drop_seat(self, seat: int, why: str) -> None:
         """Skip ``seat`` from now on: it is out by the table and left (or fell silent)."""
         self._turns.drop(seat, why)
@@ -372,6 +379,14 @@ class Links:
                 link = self._links[seat] = self.witnessing.through_table(nick)
                 event = await self._exchange(link, request, seat)
                 break
+        odd = not isinstance(event, Answered | ExtraPick | Closed)
+        if odd and self.witnessing.on and isinstance(request, Offer):
+            # Not an answer (a request where its reply belongs): in a witnessed game the
+            # offer goes through the table, on which the receiver answers or is named.
+            self._links.pop(seat, None)
+            await link.aclose()
+            link = self._links[seat] = self.witnessing.through_table(nick)
+            event = await self._exchange(link, request, seat)
         if isinstance(event, Answered):
             self._answered.add(seat)
             return event.reply

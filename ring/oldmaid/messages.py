@@ -259,6 +259,17 @@ class Witnessed(Message, tag="witnessed"):
     salt: str | None = None
 
 
+class DrawTurn(Message, tag="draw_turn"):
+    """The table hands the draw turn on in a witnessed game (protocol 14.6, "The draw
+    turn"): draw ``draw`` (the card's number, 1 to 53) is ``to``'s, as ``sender`` (the
+    player that drew before, None before the first draw) was to hand it on. Sent to both;
+    no reply. ``to`` draws within 2 s or the table names it."""
+
+    to: str
+    draw: Annotated[int, msgspec.Meta(ge=1, le=53)]
+    sender: str | None = msgspec.field(default=None, name="from")
+
+
 Request = (
     Join
     | Draw
@@ -277,6 +288,7 @@ Request = (
     | Move
     | GameOver
     | Witnessed
+    | DrawTurn
 )
 
 Result = Literal["ok", "error", "out", "last_card"]

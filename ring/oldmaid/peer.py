@@ -30,9 +30,10 @@ from typing import Any
 import trio
 
 from ring.games.events import EventLog
+from ring.oldmaid.draw_turns import DrawTurns
 from ring.oldmaid.hand import Hand
 from ring.oldmaid.links import Links
-from ring.oldmaid.messages import Draw, GameOver, Join, Offer, YourTurn, error
+from ring.oldmaid.messages import Draw, DrawTurn, GameOver, Join, Offer, YourTurn, error
 from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
 from ring.oldmaid.peer_config import config_from_args
 from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
@@ -77,6 +78,7 @@ class Peer:
         self.suspicion = Suspicion(self.turns, self.table)
         self.walk = Walk(self.turns, self.links, self.suspicion, self.log)
         self._draw_turn_request: YourTurn | None = None  # the last draw turn handed to us
+        self.draw_turns = DrawTurns()  # which draw turns we act on (the table's too, 14.6)
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
 
@@ -166,13 +168,22 @@ class Peer:
             await self._take_request(link, offer, offer.sender)
 
         witnessing.take = take
+        witnessing.draw_turn = self._draw_turn_from_table
         self.table.on_witnessed(witnessing.noticed)
+
+    def _draw_turn_from_table(self, notice: DrawTurn) -> None:
+        """The table hands us the draw turn (protocol 14.6, "The draw turn"): ours to act
+        on unless we are drawing that card already, or have drawn it."""
+        if self.draw_turns.by_table(notice.draw):
+            self.log.write("draw_turn", draw=notice.draw, **{"from": notice.sender})
+            self.watch.note_progress()
+            self._queue_draw()
 
     async def _play_seated(self, nursery: trio.Nursery) -> Outcome:
         config = self.config
         nursery.start_soon(self.watch.run)
         await self.links.link_to(self.turns.left_seat)  # dial the left neighbour at once
-        if self.turns.seat == 0:
+        if self.turns.seat == 0 and self.draw_turns.by_your_turn():  # player1 draws first
             self._turns_in.send_nowait(Turn.DRAW)
 
         await self._take_turns()
@@ -197,6 +208,7 @@ class Peer:
 
     def _take_seat(self, players: list[tuple[tuple[str, int], str]]) -> None:
         self.turns.take_seat([((plain_ip(host), port), nick) for (host, port), nick in players])
+        self.draw_turns.seated(self.turns.seat, len(players))
         self.seated.set()
         self.log.write("start", seat=self.turns.seat, players=self.turns.nicks, seed=self.seed)
         self.log.write("phase", phase=self.turns.phase.value)
@@ -256,7 +268,12 @@ class Peer:
 
     async def _draw_turn(self) -> None:
         reply = await self.table.request(Draw())
+        self.draw_turns.answered(reply.result in ("ok", "last_card"))
         if reply.result == "error" and "turn to draw" in (reply.message or ""):
+            if self.draw_turns.late():
+                # A your_turn that came after the table had handed us that turn (14.6).
+                self.log.write("late_your_turn", message=reply.message)
+                return
             handed = self._draw_turn_request
             sender = handed.sender if handed is not None else None
             raise accusation(
@@ -283,6 +300,13 @@ class Peer:
 
     async def _hand_on_draw(self) -> None:
         request = self.turns.your_turn()
+        withheld = self.config.withhold_your_turn_to
+        left = self.turns.nick_of(self.turns.left_seat)
+        if withheld == left and self.links.witnessing.on:
+            # ring check's stand-in for a your_turn lost on the way: the table hands it on.
+            self.config.withhold_your_turn_to = None
+            self.log.write("withheld", to=left)
+            return
         taker = await self.walk.find_taker(request)
         if taker is None:
             self.turns.no_one_took(request)  # raises: someone is always in while the deck lasts
@@ -348,7 +372,14 @@ class Peer:
         await link.send(answer)
         if answer.ok:
             self._draw_turn_request = request
-            self._turns_in.send_nowait(Turn.DRAW)
+            if self.draw_turns.by_your_turn():
+                self._queue_draw()
+
+    def _queue_draw(self) -> None:
+        """A draw turn for the turn loop. If it is still waiting for the ok to the last
+        draw turn we handed on, that is over: the turn went round, so its receiver drew."""
+        self.links.witnessing.turn_came_back()
+        self._turns_in.send_nowait(Turn.DRAW)
 
     async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
         reporting = self.links.reporting

@@ -64,6 +64,9 @@ class PeerConfig:
     # next position, and its salt: a card that does not open the picked position (a
     # cheating offerer, whose picker must refuse the card, 14.6).
     serve_other: bool = False
+    # withhold_your_turn_to: in a witnessed game, never send that player our first
+    # your_turn, so that the table hands it the draw turn (14.6, "The draw turn").
+    withhold_your_turn_to: str | None = None
     on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id

@@ -38,6 +38,7 @@ from ring.oldmaid.messages import (
     BadMessage,
     Discard,
     Draw,
+    DrawTurn,
     GameOver,
     Gave,
     GiveUp,
@@ -121,7 +122,7 @@ TABLE_REQUESTS: tuple[type[Message], ...] = (
 # the table witnesses, which must keep their place among the reports.
 _REPORTS = (Received, Gave, Move)
 # What the table sends unasked, answered by no one: the end, and a witnessed exchange.
-_NOTICES = (GameOver, Witnessed)
+_NOTICES = (GameOver, Witnessed, DrawTurn)
 _ACCEPTS: dict[Role, tuple[type[Message], ...]] = {
     Role.TABLE_SERVER: TABLE_REQUESTS,
     Role.TABLE_CLIENT: _NOTICES,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from ring.oldmaid.messages import GameOver, Message, Reply, Witnessed
+from ring.oldmaid.messages import DrawTurn, GameOver, Message, Reply, Witnessed
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
 from ring.wire.transport import SEND_FAILED, Connection
 
@@ -69,8 +69,8 @@ class TableClient:
         self._reports_queued = trio.Event()  # set while _reports holds any
         self._batch_full = trio.Event()  # set once _reports holds REPORT_BATCH
         self._report_timeout = math.inf
-        # Where the notices of an exchange the table witnesses go (protocol 14.6).
-        self.on_witnessed: Callable[[Witnessed], None] | None = None
+        # Where a witnessed game's notices go (protocol 14.6).
+        self.on_witnessed: Callable[[Witnessed | DrawTurn], None] | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Read until the table closes; raises ``TableError`` if that is early. Meanwhile
@@ -104,7 +104,7 @@ class TableClient:
             elif isinstance(event, GameOver):
                 self.notice = event
                 self.game_over.set()
-            elif isinstance(event, Witnessed):
+            elif isinstance(event, Witnessed | DrawTurn):
                 if self.on_witnessed is not None:
                     self.on_witnessed(event)
             elif isinstance(event, Invalid):

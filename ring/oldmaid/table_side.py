@@ -22,6 +22,7 @@ import trio
 from ring.games.events import EventLog
 from ring.oldmaid.messages import (
     Accuse,
+    DrawTurn,
     GameOver,
     GiveUp,
     Message,
@@ -138,8 +139,8 @@ class TableSide:
             message, timeout=wait, ahead_of_reports=ahead_of_reports
         )
 
-    def on_witnessed(self, handler: Callable[[Witnessed], None]) -> None:
-        """Hand every ``witnessed`` notice to ``handler`` (protocol 14.6)."""
+    def on_witnessed(self, handler: Callable[[Witnessed | DrawTurn], None]) -> None:
+        """Hand every ``witnessed`` and ``draw_turn`` notice to ``handler`` (14.6)."""
         self._connected.on_witnessed = handler
 
     async def post(self, message: Message, *, at_once: bool = False) -> None:

@@ -18,7 +18,8 @@ from ring.games.events import EventLog
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.messages import Offer, Reply, YourTurn
 from ring.oldmaid.suspicion import Suspicion
-from ring.oldmaid.turns import GONE, SILENT, Turns
+from ring.oldmaid.turns import GONE, SILENT, PeerError, Turns
+from ring.oldmaid.witnessed_link import HANDED_ON
 
 # The seat that took the turn, when it was asked (``time.monotonic()``), and its ``ok``.
 Taker = tuple[int, float, Reply]
@@ -54,7 +55,16 @@ class Walk:
                 sent: YourTurn | Offer = reporting.your_turn_to(request, to)
             else:
                 sent = reporting.offer_to(request, to)
-            reply = await self._links.ask(seat, sent)
+            try:
+                reply = await self._links.ask(seat, sent)
+                if reply is HANDED_ON:  # a draw_turn notice, or the turn back, before an answer
+                    reply = await self._handed_on(seat, "no answer before the turn moved on")
+            except PeerError as exc:
+                if not self._table_hands_on(sent, exc.rule):
+                    raise
+                reply = await self._handed_on(seat, str(exc))
+            if reply.result == "error" and self._table_hands_on(sent, None):
+                reply = await self._handed_on(seat, f"{to} refused it: {reply.message}")
             if (
                 isinstance(sent, Offer)
                 and reply is not GONE
@@ -76,6 +86,19 @@ class Walk:
                 await self._suspicion.said_out(seat, ack=reply.ack)
             self._log_skip(seat, reply, phase)
         return None
+
+    def _table_hands_on(self, sent: YourTurn | Offer, rule: str | None) -> bool:
+        """Whether a draw turn its receiver did not take is the table's to hand on: in a
+        witnessed game it is (protocol 14.6, "The draw turn"), whatever kept the receiver
+        from answering ``ok`` (but an accusation: that is proved, and reported)."""
+        return isinstance(sent, YourTurn) and self._links.witnessing.on and rule is None
+
+    async def _handed_on(self, seat: int, why: str) -> Reply:
+        """Our turn is over: the table hands the draw turn to ``seat``, or did, or it drew.
+        The link to it had a request unanswered: the next request goes on a fresh one."""
+        self._log.write("handed_on", to=self._turns.nick_of(seat), why=why)
+        await self._links.retire(seat)
+        return HANDED_ON
 
     def _log_skip(self, seat: int, reply: Reply, phase: str) -> None:
         over = self._turns.nick_of(seat)

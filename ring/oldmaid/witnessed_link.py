@@ -38,6 +38,8 @@ NOTICE_WAIT = 4.0
 CLOCK_SLACK = 0.01  # seconds: a caller's deadline and ours may differ by this much
 
 ANSWER, PICK, CARD = "answer", "pick", "card"
+# What a draw turn the table handed on stands in for: its receiver's ok (14.6).
+HANDED_ON = Reply(result="ok", message="the table handed the draw turn on (14.6)")
 
 
 @dataclass
@@ -95,6 +97,7 @@ class Desk(Protocol):
     witness_after: float
     game_over: trio.Event | None
     exchanges: dict[int, Exchange]
+    handing: dict[str, trio.CancelScope]
 
     def begin(self, exchange: Exchange) -> Exchange: ...
     def may_ask(self, exchange: Exchange) -> bool: ...
@@ -113,13 +116,16 @@ class WitnessedLink:
         self.current: Exchange | None = None
         self.awaiting: str | None = None  # what we wait for from the neighbour
         self._since = 0.0
+        self._your_turn: YourTurn | None = None  # sent, its answer not received yet
+        self._handed_on = False  # the table handed on a draw turn we sent on this link
 
     @property
     def retired(self) -> bool:
         """Our link, as offerer, whose last exchange went through the table: its protocol
         state no longer matches what passed on it, so ``Links`` dials afresh."""
         exchange = self.current
-        return self._role is Role.OFFERER and exchange is not None and exchange.witnessed
+        witnessed = exchange is not None and exchange.witnessed
+        return self._role is Role.OFFERER and (witnessed or self._handed_on)
 
     @property
     def timeout(self) -> float | None:
@@ -182,7 +188,7 @@ class WitnessedLink:
             self.awaiting, self._since = ANSWER, now
             return self.current
         if isinstance(message, YourTurn):
-            self.current, self.awaiting = None, None
+            self.current, self.awaiting, self._your_turn = None, None, message
             return None
         exchange = self.current
         if exchange is None:
@@ -215,6 +221,8 @@ class WitnessedLink:
         if exchange is not None and exchange.witnessed and self.awaiting is not None:
             return await self.from_table(exchange)
         assert self.conn is not None
+        if self._your_turn is not None and self._other is not None:
+            return await self._answer_to_your_turn(self._your_turn, self._other, timeout)
         wait = self.conn.timeout if timeout is None else timeout
         if exchange is None or self.awaiting is None or not self._desk.may_ask(exchange):
             while True:
@@ -228,19 +236,48 @@ class WitnessedLink:
         # One cancel scope, ours, rather than the link's and ours: its deadline is the
         # caller's wait or our time to ask, whichever comes first, and a notice about the
         # exchange cancels it too (``Witnessing.noticed``): a handoff waits on one scope.
+        closed = False
         with trio.CancelScope(deadline=min(now + (wait or math.inf), ask_at)) as scope:
             exchange.waiting = scope
             try:
-                return self._got(await self.conn.receive(timeout=math.inf))
+                while True:
+                    event = await self.conn.receive(timeout=math.inf)
+                    if isinstance(event, Invalid) and self.awaiting in (ANSWER, CARD):
+                        continue  # not the reply, and not one we can answer: wait on
+                    if not isinstance(event, Closed):
+                        return self._got(event)
+                    closed = True  # no answer will come this way: the table, at once
+                    break
             finally:
                 exchange.waiting = None
         if exchange.latest is not None and exchange.witnessed:
             return await self.from_table(exchange)  # the neighbour asked the table
+        if closed:
+            if not await self._desk.ask(exchange):
+                return self._got(Closed())
+            return await self.from_table(exchange)
         # The caller's own, shorter wait: it goes on waiting. (Its deadline counts from a
         # moment before our send, so one that ends with ours is ours: asked.)
         if trio.current_time() < ask_at - CLOCK_SLACK or not await self._desk.ask(exchange):
             raise trio.TooSlowError
         return await self.from_table(exchange)
+
+    async def _answer_to_your_turn(
+        self, sent: YourTurn, other: str, timeout: float | None
+    ) -> Any:
+        """The answer to the draw turn we handed ``other``; in a witnessed game, the
+        table's ``draw_turn`` notice for ``other`` stands for it: the turn is handed on,
+        and this link (whose answer may still come) is done with."""
+        assert self.conn is not None
+        with trio.CancelScope() as scope:
+            self._desk.handing[other] = scope
+            try:
+                return self._got(await self.conn.receive(timeout=timeout))
+            finally:
+                if self._desk.handing.get(other) is scope:
+                    del self._desk.handing[other]
+        self._your_turn, self._handed_on = None, True
+        return Answered(sent, HANDED_ON)
 
     async def from_table(self, exchange: Exchange) -> Any:
         """The event the table's notices bring for what we await; ``Closed`` if the game
@@ -289,6 +326,8 @@ class WitnessedLink:
             self.awaiting = None
         elif isinstance(event, YourTurn):
             self.current, self.awaiting = None, None
+        elif isinstance(event, Answered) and isinstance(event.request, YourTurn):
+            self._your_turn = None
         elif isinstance(event, Answered) and exchange is not None:
             if isinstance(event.request, Offer):
                 exchange.answer, exchange.ack = event.reply.result, event.reply.ack

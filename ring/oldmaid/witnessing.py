@@ -26,6 +26,7 @@ import trio
 from ring.games.events import EventLog
 from ring.oldmaid.messages import (
     Answer,
+    DrawTurn,
     Move,
     Offer,
     PickSeen,
@@ -56,15 +57,20 @@ class Witnessing:
         self.post: Callable[..., Awaitable[None]] | None = None
         self.game_over: trio.Event | None = None
         self.take: Callable[[WitnessedLink, Offer], Awaitable[None]] | None = None
+        self.draw_turn: Callable[[DrawTurn], None] | None = None  # the table hands us one
         self.nursery: trio.Nursery | None = None
+        # Our wait for the ok to a your_turn, by its receiver: a draw_turn notice for that
+        # receiver ends it (the table has handed the turn on).
+        self.handing: dict[str, trio.CancelScope] = {}
 
     def let_go(self) -> None:
         """The game is over for us: drop the ways back to the peer (its requests, its turn
         taking) and the exchanges, so that the peer is freed at once, not by a garbage
         collection."""
-        self.request = self.post = self.take = None
+        self.request = self.post = self.take = self.draw_turn = None
         self.game_over = self.nursery = None
         self.exchanges.clear()
+        self.handing.clear()
 
     @property
     def nick(self) -> str:
@@ -93,8 +99,12 @@ class Witnessing:
 
     # -- the table's notices ---------------------------------------------------------
 
-    def noticed(self, notice: Witnessed) -> None:
-        """A ``witnessed`` notice from the table (the table connection's reader calls it)."""
+    def noticed(self, notice: Witnessed | DrawTurn) -> None:
+        """A ``witnessed`` or ``draw_turn`` notice from the table (the table connection's
+        reader calls it)."""
+        if isinstance(notice, DrawTurn):
+            self._draw_turn(notice)
+            return
         if self.nick not in (notice.offerer, notice.receiver):
             return
         exchange = self.exchanges.get(notice.seq)
@@ -113,6 +123,22 @@ class Witnessing:
             exchange.waiting.cancel()  # the direct wait: the exchange is the table's now
         if notice.owes == self.nick and self.nursery is not None:
             self.nursery.start_soon(self._again, exchange, notice)
+
+    def _draw_turn(self, notice: DrawTurn) -> None:
+        """The table hands a draw turn on: ours to take, or ours it handed on for us."""
+        if notice.to == self.nick and self.draw_turn is not None:
+            self.draw_turn(notice)
+        elif notice.sender == self.nick:
+            waiting = self.handing.get(notice.to)
+            if waiting is not None:
+                waiting.cancel()
+
+    def turn_came_back(self) -> None:
+        """A draw turn reached us again: whoever we handed the last one to has drawn, so
+        our wait for its ok is over (it may have drawn without answering; the table
+        hands on a draw turn that sits, 14.6)."""
+        for waiting in self.handing.values():
+            waiting.cancel()
 
     def _take_from_table(self, notice: Witnessed) -> None:
         """An offer that reached us only through the table: a turn like any other."""

@@ -258,6 +258,10 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
             f"an ok and a pick came in one segment, as its offers allow (6.2): {failed[1]}",
         )
     if failed is not None:
+        if outcome.culprit == PROGRAM and outcome.rule not in (None, "left"):
+            # The table ended its game naming it for the rule it broke: that rule is the
+            # FAIL, and how it exits after the abort is its own (not a crash of its own).
+            context.broke_off()
         raise context.judge.fail(*failed)
     forged = forger.failure() if forger is not None else None
     if forged is not None:
@@ -280,12 +284,16 @@ def _judge_witness(context: CaseContext, witnessing: WitnessWatch) -> None:
     warning = witnessing.not_taking_part()
     if warning is not None:
         context.judge.warn(warning, rules.OLDMAID_WITNESS)
-    elif witnessing.joined_witness and not witnessing.witnessed:
-        raise RuntimeError("our players never had the table witness an exchange with it")
+    elif witnessing.joined_witness and not (witnessing.witnessed and witnessing.draw_turns):
+        raise RuntimeError(
+            f"the table witnessed {witnessing.witnessed} exchanges with it and handed it "
+            f"{witnessing.draw_turns} draw turns: the case proved nothing"
+        )
     else:
         context.judge.note(
             f"the table witnessed {witnessing.witnessed} exchanges with it; it made "
-            f"{witnessing.moves} moves through the table"
+            f"{witnessing.moves} moves through the table; the table handed it "
+            f"{witnessing.draw_turns} draw turn(s), and it drew"
         )
 
 
@@ -423,6 +431,8 @@ async def _our_player(
             # a verified game's offers (a commitment a card) take seconds to arrive.
             verify=not (part.leaves_when_out or split),
             witness_after=ASK_AT_ONCE if stage.witnessed else None,
+            # The table hands it a draw turn too (14.6, "The draw turn").
+            withhold_your_turn_to=PROGRAM if stage.witnessed else None,
         )
     )
     with leave:

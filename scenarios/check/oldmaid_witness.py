@@ -2,10 +2,12 @@
 
 In that case our players ask the table to witness every exchange they wait in at all
 (protocol 14.6, "The table as witness"), so a program that joined with ``witness`` makes
-its moves of those exchanges through the table; the table names it if it does not. This
-record hub subscriber notes whether the program joined with ``witness`` and how many
-exchanges with it the table took to witness, so that the case can WARN a program that
-never asked to take part, and knows it proved something when it PASSes.
+its moves of those exchanges through the table, and they never send it their first
+``your_turn``, so that the table hands it the draw turn ("The draw turn"); the table names
+it if it does not move or draw. This record hub subscriber notes whether the program
+joined with ``witness``, how many exchanges with it the table took to witness and how many
+draw turns it handed it, so that the case can WARN a program that never asked to take
+part, and knows it proved something when it PASSes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class WitnessWatch:
     joined_witness: bool = False
     witnessed: int = 0  # witness requests the table took, by the program or about it
     moves: int = 0  # the program's moves through the table
+    draw_turns: int = 0  # draw turns the table handed it (14.6, "The draw turn")
 
     def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
         message = record.get("msg")
@@ -44,6 +47,8 @@ class WitnessWatch:
         to_program = record.get("dir") == "out" and record.get("nick") == PROGRAM
         if to_program and message.get("cmd") == "witnessed" and message.get("step") == 1:
             self.witnessed += 1
+        if to_program and message.get("cmd") == "draw_turn" and message.get("to") == PROGRAM:
+            self.draw_turns += 1
 
     def not_taking_part(self) -> str | None:
         """The WARN for a verifying program that did not join with witness, if it did not."""

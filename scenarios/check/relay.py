@@ -22,19 +22,16 @@ RELAY_DIAL_TIMEOUT = 5.0
 READ_SIZE = 65536
 
 
-class SplitSends(trio.abc.HalfCloseableStream):
-    """A socket stream whose every write leaves a byte at a time, ``SPLIT_PAUSE`` apart:
-    each byte its own TCP segment (Trio sets TCP_NODELAY)."""
+class PassThrough(trio.abc.HalfCloseableStream):
+    """A socket stream as it is: the base of a peer's link bent one way
+    (``PeerConfig.wrap_stream``), which overrides the part it bends."""
 
     def __init__(self, stream: trio.SocketStream) -> None:
         self._stream = stream
         self.socket = stream.socket  # who is on the other end: the peer checks addresses
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        for i in range(len(data)):
-            if i:
-                await trio.sleep(SPLIT_PAUSE)
-            await self._stream.send_all(bytes(data[i : i + 1]))
+        await self._stream.send_all(data)
 
     async def wait_send_all_might_not_block(self) -> None:
         await self._stream.wait_send_all_might_not_block()
@@ -47,6 +44,17 @@ class SplitSends(trio.abc.HalfCloseableStream):
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+class SplitSends(PassThrough):
+    """A socket stream whose every write leaves a byte at a time, ``SPLIT_PAUSE`` apart:
+    each byte its own TCP segment (Trio sets TCP_NODELAY)."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        for i in range(len(data)):
+            if i:
+                await trio.sleep(SPLIT_PAUSE)
+            await self._stream.send_all(bytes(data[i : i + 1]))
 
 
 async def relay(

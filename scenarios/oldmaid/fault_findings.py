@@ -167,46 +167,42 @@ def stop_peer_findings(
     survivors: list[ChildProcess],
     *,
     waiter: str,
-    peer_timeout: float,
+    named_within: float,
     exit_bound: float,
 ) -> list[Finding]:
-    """fault-stop-peer's end: ``waiter`` gave up on the stopped ``result.victim`` after
-    ``peer_timeout`` naming it, the others followed within ``exit_bound``, the table
-    aborted naming the stopped peer (on the waiter's word: a verified game only
-    repeats it), and once resumed it and the table ended too."""
+    """fault-stop-peer's end, in a witnessed game (every ``ring peer`` joins with verify
+    and witness, protocol 14.6 "The draw turn"): ``waiter`` does not give up on the
+    stopped ``result.victim``; the table hands the victim the draw turn, names it
+    (``no_answer``) within ``named_within`` of the game's start, everyone else exits
+    within ``exit_bound`` of that, and once resumed the victim and the table end too."""
     victim = result.victim
     assert victim is not None
-    bound = peer_timeout + exit_bound
-    checks = exit_findings(result, survivors, bound)
-    line = result.processes[waiter].stderr
-    named = len(line) == 1 and "did not answer" in line[0] and victim in line[0]
-    checks.append(
-        Finding("the waiting peer names the silent one", named, f"{waiter} said {line!r}")
-    )
-    started = next((r["t"] for r in game.transcript_records() if r.get("event") == "started"), None)
-    gave_up = result.exit_at.get(waiter)
-    waited = None if started is None or gave_up is None else gave_up - started
+    checks = exit_findings(result, survivors, named_within + exit_bound)
+    tail = LogTail(game.event_logs[waiter])
+    tail.read()
+    handed = [r for r in tail.records if r.get("event") == "handed_on" and r.get("to") == victim]
     checks.append(
         Finding(
-            "peer timeout",
-            waited is not None and peer_timeout <= waited < bound,
-            f"{waiter} gave up {seconds(waited)} after the game started "
-            f"(--peer-timeout {peer_timeout:g})",
+            "the waiting peer lets the table hand the turn on",
+            bool(handed) and "did not draw" in "".join(result.processes[waiter].stderr),
+            f"{waiter} logged {len(handed)} handed_on to {victim}; said "
+            f"{result.processes[waiter].stderr!r}",
         )
     )
-    others = [p.name for p in survivors if p.name != waiter]
-    after = {n: result.exit_at[n] - gave_up for n in others if n in result.exit_at and gave_up}
-    late_ones = [n for n in others if after.get(n, math.inf) >= exit_bound]
+    records = game.transcript_records()
+    started = next((r["t"] for r in records if r.get("event") == "started"), None)
+    aborted = next((r for r in records if r.get("event") == "aborted"), None)
+    took = None if started is None or aborted is None else aborted["t"] - started
     checks.append(
         Finding(
-            "others follow",
-            not late_ones,
-            ", ".join(f"{n} {seconds(t)}" for n, t in after.items()) + f" after {waiter}"
-            if not late_ones
-            else f"late or still running: {', '.join(late_ones)}",
+            "named for the draw it owed",
+            aborted is not None and aborted.get("rule") == "no_answer"
+            and took is not None and took < named_within,
+            f"the table named {aborted and aborted.get('culprit')} "
+            f"({aborted and aborted.get('rule')}) {seconds(took)} after the start",
         )
-    )
-    checks += table_abort_findings(game, result, victim, on_word_of=waiter)
+    )  # fmt: skip
+    checks += table_abort_findings(game, result, victim)
     checks.append(
         Finding(
             "resumed, all end",

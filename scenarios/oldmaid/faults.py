@@ -10,11 +10,12 @@
     within 5 s, one line each.
 ``ring scenario fault-stop-peer``
     SIGSTOP seat 2 while it waits for the game to start, so player1's first
-    ``your_turn`` waits on it. Player1 gives up after ``--peer-timeout`` (2 s
-    here) with one line naming the silent player and tells the table why
-    (``give_up``): the table aborts naming the stopped player, never the one
-    that waited for it, and the others exit within 5 s. The stopped peer is
-    then resumed and must end by itself too.
+    ``your_turn`` waits on it. The game is witnessed (``ring peer`` joins with
+    verify and witness), so player1 does not give up: 2 s after its draw the
+    table hands the stopped player the draw turn, and 2 s later names it
+    (``no_answer``, protocol 14.6 "The draw turn"), never the one that waited
+    for it; everyone else exits within 5 s. The stopped peer is then resumed
+    and must end by itself too.
 
 Every moment is chosen from the logs (or, for a join, which the transcript
 keeps until the game starts, from the table's ``status``), not from a clock,
@@ -52,12 +53,17 @@ from scenarios.oldmaid.fault_findings import (
 )
 from scenarios.oldmaid.fault_game import FaultGame, LogTail, StatusPoller, wait_exits, watch
 from scenarios.oldmaid.game import TABLE
+from services.oldmaid.verified.draw_clock import DRAW_WAIT
+from services.oldmaid.verified.witness import MOVE_TIMEOUT
 
 NAMES = ("fault-kill-peer", "fault-kill-table", "fault-stop-peer")
 PLAYERS = 6
 KILL_VICTIM = "p3"
 EXIT_BOUND = 5.0  # seconds from the fault (or the first failure) to every exit
 STOP_PEER_TIMEOUT = 2.0  # the peers' --peer-timeout in fault-stop-peer
+# fault-stop-peer: the table hands the draw turn on 2 s after a draw and names the player
+# that then does not draw 2 s later (protocol 14.6); the rest is slack for a loaded machine.
+NAMED_WITHIN = DRAW_WAIT + MOVE_TIMEOUT + 2.0
 JOIN_POLL = 0.05  # seconds between status requests while fault-stop-peer waits for a join
 
 
@@ -173,7 +179,7 @@ def _stop_peer(game: FaultGame, result: FaultResult, deadline: float) -> None:
     result.fault_at = game.signal(victim, signal.SIGSTOP)
     game.start_peer(late)
     survivors = game.peers(but=victim)
-    bound = STOP_PEER_TIMEOUT + EXIT_BOUND
+    bound = NAMED_WITHIN + EXIT_BOUND
     wait_exits(survivors, min(deadline, time.monotonic() + bound + 5), result.exit_at)
     # Resumed, the stopped peer finds the game aborted and ends by itself;
     # then the table, whose last player has gone, ends too.
@@ -190,7 +196,7 @@ def _stop_peer(game: FaultGame, result: FaultResult, deadline: float) -> None:
         result,
         survivors,
         waiter=waiter,
-        peer_timeout=STOP_PEER_TIMEOUT,
+        named_within=NAMED_WITHIN,
         exit_bound=EXIT_BOUND,
     )
 

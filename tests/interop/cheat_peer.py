@@ -47,6 +47,18 @@ the turn
                          seat's right neighbour (``from``)
   ``impersonate-offer``  dial a seat further left and offer it a card as that seat's
                          right neighbour
+the draw turn (in a witnessed game the table hands on a draw turn that sits 2 s with a
+``draw_turn`` notice, and names a player that does not draw 2 s after it: 14.6)
+  ``silent-drawer``      the first ``your_turn`` it gets (not its own first draw as player1):
+                         never answer it and never draw, every connection kept open; the
+                         table's ``draw_turn`` notice that follows is ignored like any other
+  ``ok-no-draw``         answer that first ``your_turn`` ``ok`` (as a verified player does: a
+                         ``your_turn``'s ok has no ack) and never draw; ``draw_turn`` ignored
+  ``draw-no-ok``         never answer that first ``your_turn``, but draw, discard and hand the
+                         turn on as ever: its sender never gets its ``ok``
+  ``no-hand-on``         after its first draw that is not the last card, send no ``your_turn``
+                         to its left neighbour; then play on: it draws when a ``your_turn``
+                         comes again (its own ``draw_turn`` notices are ignored, as ever)
 being out
   ``answer-out``         answer ``out`` to every turn once the offers begin, holding cards
   ``false-out``          tell the table ``out_of_cards`` when the offers begin, holding cards
@@ -77,9 +89,13 @@ committed to; ``commit-one-card`` commits to one card of its own at every positi
 With ``--witness`` too (the table as witness, 14.6) its join also carries
 ``"witness": true``, so that a game of players that all ask for it is
 witnessed. It never asks the table to witness an exchange, never sends a
-``move`` and never acts on the table's ``witnessed`` notices: it reads them
-off its table connection and skips them, as it skips ``game_over``. (Without
-``--verify``, ``--witness`` changes nothing.)
+``move`` and never acts on the table's ``witnessed`` or ``draw_turn`` notices:
+it reads them off its table connection (whenever it next makes a request
+there: at least its ``status`` poll, every 50 ms) and skips them, as it skips
+``game_over``. So a draw turn the table hands it (``draw_turn`` with ``to``
+itself) is never taken: it draws only on a ``your_turn`` from its right
+neighbour, or first, as player1. (Without ``--verify``, ``--witness`` changes
+nothing.)
 
 Usage: python cheat_peer.py --nick NICK --table HOST:PORT --attack NAME [--verify [--witness]]
        [--seed S] [--report PATH] [--timeout SECONDS]
@@ -142,6 +158,10 @@ ATTACKS = (
     "silent-receiver",
     "silent-offerer",
     "close-listener",
+    "silent-drawer",
+    "ok-no-draw",
+    "draw-no-ok",
+    "no-hand-on",
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
                  "skip-report", "commit-one-card")  # fmt: skip
@@ -153,8 +173,11 @@ def partner(card):
 
 
 # Notices the table may send on its connection at any moment, never a reply to a request:
-# the end, and (a witnessed game, 14.6) an exchange the table witnesses. We act on neither.
-NOTICES = ("game_over", "witnessed")
+# the end, and (a witnessed game, 14.6) an exchange the table witnesses or a draw turn it
+# hands on. We act on none of them.
+NOTICES = ("game_over", "witnessed", "draw_turn")
+# The attacks that strike on the first your_turn we get.
+ON_YOUR_TURN = ("silent-drawer", "ok-no-draw", "draw-no-ok")
 
 
 class Conn(student_peer.Conn):
@@ -173,6 +196,12 @@ class Conn(student_peer.Conn):
                     print(
                         f"{self.name}: witnessed exchange {obj.get('seq')} step {obj.get('step')}"
                         f" ({obj.get('owes')} owes {obj.get('move')}): not ours to answer",
+                        flush=True,
+                    )
+                elif obj.get("cmd") == "draw_turn":
+                    print(
+                        f"{self.name}: draw_turn notice: card {obj.get('draw')} to"
+                        f" {obj.get('to')} from {obj.get('from')}: ignored",
                         flush=True,
                     )
                 continue  # a notice, never a reply
@@ -555,7 +584,27 @@ class Cheat(verified_student.VerifiedPeer):
 
     # ---- the draw phase -------------------------------------------------------------
 
+    def on_your_turn(self, conn, msg=None):
+        attack = self.attack
+        if attack not in ON_YOUR_TURN or not self.once("your_turn"):
+            return super().on_your_turn(conn, msg)
+        sender = (msg or {}).get("from") or "its right neighbour"
+        if attack == "silent-drawer":
+            self.strike(f"never answering the your_turn from {sender}, and never drawing")
+            self.stay_silent()
+        elif attack == "ok-no-draw":
+            self.answer(conn, msg, "ok")
+            self.strike(f"answered the your_turn from {sender} ok, and never drawing")
+            self.stay_silent()
+        else:  # draw-no-ok
+            self.strike(f"never answering the your_turn from {sender}, drawing all the same")
+            self.draw_turn()  # draws, discards, hands the turn on; this connection stays open
+
     def pass_draw_turn(self):
+        if self.attack == "no-hand-on" and self.once("no-hand-on"):
+            left = self.players[self.left_seats()[0]][2]
+            self.strike(f"never handing the draw turn on to {left}")
+            return  # and plays on: the next your_turn to come is served as ever
         super().pass_draw_turn()
         ahead = self.left_seats()[1:]
         if not ahead:
@@ -618,7 +667,8 @@ def main():
         "--witness",
         action="store_true",
         help='with --verify: join with "witness": true too (the table as witness, 14.6); '
-        "it never asks for a witness, never moves, and skips the witnessed notices",
+        "it never asks for a witness, never moves, and skips the witnessed and draw_turn "
+        "notices",
     )
     own, argv = ap.parse_known_args(sys.argv[1:])
     if "-h" in argv or "--help" in argv:

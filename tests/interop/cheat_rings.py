@@ -114,6 +114,9 @@ CAUGHT_WITNESSED = {
     "silent-offerer": ("no_answer",),
     # Unreachable once the offers begin: the offer goes through the table (14.6).
     "close-listener": ("no_answer",),
+    # The table hands it the draw turn, and it does not draw (14.6, "The draw turn").
+    "silent-drawer": ("no_answer",),
+    "ok-no-draw": ("no_answer",),
 }
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.

@@ -30,8 +30,10 @@ the offer that was taken, so that the table can open the whole commitment
     ``"witness": true`` beside ``"verify": true``, but it never asks the
     table to witness an exchange and never sends a ``move``; a ``witnessed``
     notice on its table connection is skipped like ``game_over``, even while
-    it waits for the reply to one of its own requests. All else is as without
-    the flag.
+    it waits for the reply to one of its own requests. So is a ``draw_turn``
+    notice (14.6, "The draw turn"): it never draws on one, whether it is
+    ``to`` or ``from``, and waits on for the ``your_turn`` from the player
+    before it, as without the flag. All else is as without the flag.
 """
 
 import argparse
@@ -58,10 +60,11 @@ def card_hash(salt, card):
 
 
 class WitnessDeafTableConn(student_peer.Conn):
-    """--witness: the table connection, where a ``witnessed`` notice is skipped.
+    """--witness: the table connection, where ``witnessed`` and ``draw_turn`` are skipped.
 
-    ``Conn.recv_reply`` with ``witnessed`` skipped the way it skips ``game_over``:
-    a notice that comes while we wait for a reply is read and dropped."""
+    ``Conn.recv_reply`` with the witness's notices skipped the way it skips
+    ``game_over``: a ``witnessed`` or ``draw_turn`` notice that comes while we
+    wait for a reply is read and dropped, never acted on."""
 
     def recv_reply(self, deadline):
         while True:
@@ -71,8 +74,8 @@ class WitnessDeafTableConn(student_peer.Conn):
                 raise PeerError(f"{self.name}: garbage instead of a reply ({e})") from None
             if "result" in obj:
                 return obj
-            if obj.get("cmd") in ("game_over", "witnessed"):
-                continue  # a notice, never a reply; we never act on a witnessed one
+            if obj.get("cmd") in ("game_over", "witnessed", "draw_turn"):
+                continue  # a notice, never a reply; we never act on a witnessed or draw_turn one
             raise PeerError(f"{self.name}: expected a reply, got {obj!r}")
 
 
@@ -91,7 +94,8 @@ class VerifiedPeer(student_peer.Peer):
 
     def conn(self, sock, name):
         if self.witness and name == "table":
-            # --witness: the same connection, but deaf to the table's witnessed notices
+            # --witness: the same connection, but deaf to the table's witnessed and
+            # draw_turn notices
             return WitnessDeafTableConn(sock, name, self.one_recv, self.recv_size, self.chatty)
         return super().conn(sock, name)
 
@@ -291,8 +295,9 @@ def main():
         "--witness",
         action="store_true",
         help='join with "witness": true (beside "verify") but implement nothing of the '
-        "table as witness: never ask it to witness, never send a move, and skip every "
-        "witnessed notice on the table connection",
+        "table as witness: never ask it to witness, never send a move, never draw on a "
+        "draw_turn notice, and skip every witnessed and draw_turn notice on the table "
+        "connection",
     )
     own, argv = ap.parse_known_args(sys.argv[1:])
     if "-h" in argv or "--help" in argv:

@@ -25,6 +25,7 @@ from ring.oldmaid.messages import (
     Accuse,
     Discard,
     Draw,
+    DrawTurn,
     GameOver,
     Gave,
     GiveUp,
@@ -54,7 +55,7 @@ from services.oldmaid.referee.rules import (
 from services.oldmaid.referee.stalls import stuck_reason
 from services.oldmaid.table.outcome import GameOutcome, outcome_of, record_end
 from services.oldmaid.table.records import Transcript
-from services.oldmaid.verified.game import REPORT_TIMEOUT, VerifiedGame
+from services.oldmaid.verified.game import REPORT_TIMEOUT, WITNESSED_TURN_TIMEOUT, VerifiedGame
 from services.oldmaid.verified.play import VerifiedPlay, abort_reason
 
 # How long the shutdown notices may take, all games together.
@@ -210,6 +211,7 @@ class Game:
                     "joined with verify does (protocol 14.6)"
                 )
             self.verified.report(nick, request)
+            self._moved()  # an exchange went through: the turn moves
             return ok()
         if isinstance(request, Witness | Move):
             if self.verified is None:
@@ -362,10 +364,15 @@ class Game:
         self.record_decisions()
         self.started.set()
         self._on_change()
-        if self._turn_timeout < math.inf:
-            self._nursery.start_soon(self._abort_when_stuck)
         players = [(seat.address, seat.nick) for seat in seats]
         verified = [seat.nick for seat in seats if seat.nick in self.referee.verified]
+        witnessed = len(verified) == len(seats) and self.witnesses >= set(verified)
+        if witnessed:
+            # Every wait an honest player has goes through the table, so a turn kept this
+            # long is kept (14.6): named before the peers' idle timeout ends the game.
+            self._turn_timeout = min(self._turn_timeout, WITNESSED_TURN_TIMEOUT)
+        if self._turn_timeout < math.inf:
+            self._nursery.start_soon(self._abort_when_stuck)
         if len(verified) == len(seats):  # protocol 14.6: every exchange is reported
             self.verified = VerifiedGame(
                 VerifiedPlay(verified, self._key),
@@ -373,11 +380,7 @@ class Game:
                 report_timeout=min(self._turn_timeout, REPORT_TIMEOUT),
                 ended=self.ended,
                 on_decided=self._decided,
-                **(
-                    {"witness": self._notify, "nursery": self._nursery}
-                    if self.witnesses >= set(verified)
-                    else {}
-                ),
+                **({"witness": self._notify, "nursery": self._nursery} if witnessed else {}),
             )
             self._nursery.start_soon(self.verified.watch)
         # All at once, so that a player who does not read delays no other
@@ -397,9 +400,11 @@ class Game:
                             reply.witness = True
                 await nursery.start(self._answer_join, client, reply)
         self._seated.set()
+        if self.verified is not None:
+            self._nursery.start_soon(self.verified.hand_on_draws)
 
-    def _notify(self, nick: str, notice: Witnessed) -> None:
-        """A witnessed exchange's notice for one of its players (protocol 14.6)."""
+    def _notify(self, nick: str, notice: Witnessed | DrawTurn) -> None:
+        """A witnessed game's notice for one of its players (protocol 14.6)."""
         client = self.clients.get(nick)
         if client is not None and client.answered and not client.closed:
             self._nursery.start_soon(client.conn.send_or_close, notice)

@@ -15,8 +15,21 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Accuse, Gave, Move, Received, Reply, Witness, Witnessed, error, ok
+from ring.oldmaid.messages import (
+    Accuse,
+    DrawTurn,
+    Gave,
+    Move,
+    Received,
+    Reply,
+    Witness,
+    Witnessed,
+    error,
+    ok,
+)
+from services.oldmaid.referee.events import Dealt
 from services.oldmaid.referee.rules import GameState, RefereeEvent, TableGame
+from services.oldmaid.verified.draw_clock import DrawClock
 from services.oldmaid.verified.ledger import Lie
 from services.oldmaid.verified.play import VerifiedPlay, abort_reason
 from services.oldmaid.verified.witness import (
@@ -30,6 +43,11 @@ from services.oldmaid.verified.witness import (
 # timeout) ends naming who it waits for; honest players report within
 # milliseconds.
 REPORT_TIMEOUT = 5.0
+# A witnessed game in which nothing moves this long (no draw, discard, report or witness
+# request) ends naming who the table knows to hold the turn: every wait an honest player
+# has goes through the table within its peer timeout (ring peer: 10 s), and this is below
+# the peers' idle timeout (ring peer: 120 s), whose give_up would name no one.
+WITNESSED_TURN_TIMEOUT = 30.0
 # A verified game decided while a report is still on its way waits this long for it
 # (honest reports come within milliseconds; a loaded machine may hold one back a while).
 REPORT_GRACE = 3.0
@@ -50,7 +68,7 @@ class VerifiedGame:
         report_timeout: float,
         ended: trio.Event,
         on_decided: Callable[[], Awaitable[None]],
-        witness: Callable[[str, Witnessed], None] | None = None,
+        witness: Callable[[str, Witnessed | DrawTurn], None] | None = None,
         nursery: trio.Nursery | None = None,
     ) -> None:
         self.play = play
@@ -58,11 +76,13 @@ class VerifiedGame:
         # A witnessed game (every player joined with witness): the table's desk, how a
         # notice reaches a player, and where the deadline of each owed move runs.
         self.desk: WitnessDesk | None = None
+        self.draws: DrawClock | None = None  # and of its draw turns
         self._timed: set[tuple[int, int]] = set()  # (seq, step) whose move is being timed
         self._notify = witness
         self._nursery = nursery
         if witness is not None and nursery is not None:
             self.desk = play.witness_desk(lambda: referee.status().out)
+            self.draws = DrawClock(referee, self._tell)
         self._report_timeout = report_timeout
         self._ended = ended
         self._on_decided = on_decided  # record the decisions and announce the end
@@ -90,11 +110,24 @@ class VerifiedGame:
         by a garbage collection, which stops every game on the server."""
         self._on_decided = _decided_too_late
         self._notify = None  # a witnessed game's notices went through the table game too
+        self.draws = None  # its clock sends them through us
 
     # -- what reaches the ledger -------------------------------------------------
 
     def saw(self, event: RefereeEvent) -> None:
+        if isinstance(event, Dealt) and self.draws is not None:
+            self.draws.drew()
         self.act_on(self.play.saw(event))
+
+    def _tell(self, nick: str, notice: Witnessed | DrawTurn) -> None:
+        if self._notify is not None:
+            self._notify(nick, notice)
+
+    async def hand_on_draws(self) -> None:
+        """In a witnessed game, hand on each draw turn that sits (``DrawClock``); the
+        table starts it once the join replies are out."""
+        if self.draws is not None and await self.draws.run():
+            await self._on_decided()
 
     def report(self, nick: str, report: Received | Gave) -> None:
         self.act_on(self.play.report(nick, report))
@@ -120,8 +153,12 @@ class VerifiedGame:
 
     @property
     def witnessing(self) -> bool:
-        """Whether an exchange the table witnesses is under way (its deadline runs)."""
-        return self.desk is not None and bool(self.desk.open)
+        """Whether the table's own deadlines name whoever stops the game now: an exchange
+        it witnesses is under way, or it is the draw phase of a witnessed game, whose
+        turns the table hands on (``DrawClock``)."""
+        if self.desk is None:
+            return False
+        return bool(self.desk.open) or self._referee.turn is not None
 
     def witness(self, nick: str, request: Witness | Move) -> Reply:
         """A request to witness an exchange, or a move in one (protocol 14.6)."""
@@ -148,7 +185,7 @@ class VerifiedGame:
         assert self._notify is not None and self._nursery is not None
         notice = exchange.notice()
         for player in (exchange.offerer, exchange.receiver):
-            self._notify(player, notice)
+            self._tell(player, notice)
         if lie is not None:
             self.act_on(lie)
         elif exchange.owes is not None:

@@ -21,7 +21,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ring.oldmaid.messages import Offer, YourTurn, ok
+from ring.oldmaid.messages import DrawTurn, Offer, YourTurn, ok
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
 from ring.wire.transport import Connection
 from services.oldmaid.table.server import TableConfig, serve_table
@@ -53,6 +53,11 @@ class Faulty(Peer):
         if self.fault == "freeze_draw" and self._struck():
             await trio.sleep_forever()  # stopped, as by SIGSTOP: the connection stays open
         await super()._answer_your_turn(link, request, known)
+
+    def _draw_turn_from_table(self, notice: DrawTurn) -> None:
+        if self.fault == "freeze_draw" and self.requests > self.strike:
+            return  # stopped: it reads nothing more, the table's notices neither
+        super()._draw_turn_from_table(notice)
 
     async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
         if self.fault == "freeze_offer" and self._struck():

@@ -16,16 +16,39 @@ import pytest
 import trio
 
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
+from scenarios.check.relay import PassThrough
 from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 
 
-async def play(players: int, seed: int, witness_after: float | None, asking: int) -> tuple[
-    TableOutcome, dict[str, Outcome | PeerError], list[dict[str, Any]]
-]:  # fmt: skip
+class DropsOnce(PassThrough):
+    """A peer's link whose first write holding ``needle`` is lost (the bytes vanish)."""
+
+    def __init__(self, stream: trio.SocketStream, needle: bytes, lost: list[bytes]) -> None:
+        super().__init__(stream)
+        self._needle, self._lost = needle, lost
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if not self._lost and self._needle in bytes(data):
+            self._lost.append(bytes(data))
+            await trio.lowlevel.checkpoint()
+            return
+        await self._stream.send_all(data)
+
+
+async def play(
+    players: int,
+    seed: int,
+    witness_after: float | None,
+    asking: int,
+    *,
+    loses: bytes | None = None,
+) -> tuple[TableOutcome, dict[str, Outcome | PeerError], list[dict[str, Any]]]:
+    """A game; with ``loses``, p0's first write to a neighbour holding those bytes is lost."""
     config = TableConfig(players=players, port=0, seed=seed, linger=1.0, turn_timeout=20.0)
     outcomes: list[TableOutcome] = []
     results: dict[str, Outcome | PeerError] = {}
     events: list[dict[str, Any]] = []
+    lost: list[bytes] = []
 
     async def table(*, task_status: trio.TaskStatus) -> None:
         outcomes.append(await serve_table(config, task_status=task_status))
@@ -47,6 +70,10 @@ async def play(players: int, seed: int, witness_after: float | None, asking: int
                         timeout=3.0, linger=0.2,
                         witness_after=witness_after if index < asking else None,
                         on_event=events.append,
+                        wrap_stream=(
+                            None if loses is None or index
+                            else lambda stream: DropsOnce(stream, loses, lost)
+                        ),
                     ),
                 )  # fmt: skip
     return outcomes[0], results, events
@@ -72,3 +99,35 @@ async def test_a_game_of_peers_that_do_not_ask_is_not_witnessed() -> None:
     assert table.loser is not None and table.culprit is None
     assert not [e for e in events if e.get("event") in ("witness", "witnessed")]
     assert all(isinstance(result, Outcome) for result in results.values()), results
+
+
+def draw_turn_events(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    kinds = ("draw_turn", "handed_on", "late_your_turn")
+    return {kind: [e for e in events if e.get("event") == kind] for kind in kinds}
+
+
+async def test_a_lost_your_turn_is_handed_on_by_the_table_and_the_game_goes_on() -> None:
+    """p0's first your_turn never arrives: 2 s after p0's draw the table hands the turn to
+    its receiver, which draws on the notice; p0's wait ends at the notice (protocol 14.6,
+    "The draw turn")."""
+    table, results, events = await play(3, 12, None, 0, loses=b'"your_turn"')
+    assert table.loser is not None and table.culprit is None, table.line
+    assert all(isinstance(result, Outcome) for result in results.values()), results
+    seen = draw_turn_events(events)
+    [taken] = seen["draw_turn"]
+    assert taken["from"] == "p0" and taken["nick"] != "p0"
+    [handed] = seen["handed_on"]
+    assert handed["nick"] == "p0" and handed["to"] == taken["nick"]
+
+
+async def test_an_ok_lost_on_the_way_ends_its_senders_wait_when_the_turn_comes_back() -> None:
+    """p0's first ok to a your_turn never arrives, though p0 drew: no notice comes (the
+    table saw the draw), and its sender waits until the turn comes round to it again."""
+    table, results, events = await play(3, 12, None, 0, loses=b'"result":"ok"')
+    assert table.loser is not None and table.culprit is None, table.line
+    assert all(isinstance(result, Outcome) for result in results.values()), results
+    seen = draw_turn_events(events)
+    assert not seen["draw_turn"]
+    [handed] = seen["handed_on"]
+    assert handed["to"] == "p0" and handed["nick"] != "p0"
+
