@@ -270,8 +270,11 @@ class Peer:
         reply = await self.table.request(Draw())
         self.draw_turns.answered(reply.result in ("ok", "last_card"))
         if reply.result == "error" and "turn to draw" in (reply.message or ""):
-            if self.draw_turns.late():
-                # A your_turn that came after the table had handed us that turn (14.6).
+            if self.draw_turns.late() or self.links.witnessing.on:
+                # A your_turn that came after the table had handed us that turn (14.6),
+                # or one handed twice: in a witnessed game the table hands out the draw
+                # turns, so a refused draw harms no one (and the mac of a your_turn,
+                # which any copy carries, proves nothing about when it was sent).
                 self.log.write("late_your_turn", message=reply.message)
                 return
             handed = self._draw_turn_request
@@ -355,6 +358,8 @@ class Peer:
     ) -> None:
         """A turn handed to us; ``known``: its sender, where its proof makes that certain."""
         self.watch.note_progress()
+        # Whoever we handed our last draw turn to has drawn: a turn came round (14.6).
+        self.links.witnessing.turn_came_back()
         try:
             if isinstance(request, YourTurn):
                 await self._answer_your_turn(link, request, known)

@@ -64,7 +64,7 @@ class Picks:
         """Answer ``seat``'s picks from the ``offered`` cards until one gets its card."""
         timeout = self._config.timeout
         nick = self._turns.nick_of(seat)
-        bad: list[int] = []
+        bad: list[Pick] = []
         for _ in range(MAX_BAD_PICKS):
             try:
                 event = await link.receive(timeout=timeout)
@@ -80,7 +80,7 @@ class Picks:
                     reply.salt = self.reporting.salt(nick, position)
                 await link.send(reply)
                 if not reply.ok:
-                    bad.append(event.card_num)
+                    bad.append(event)
                     self._log.write("bad_pick", by=nick, card_num=event.card_num, num_cards=offered)
                     continue
                 assert reply.card is not None
@@ -101,13 +101,16 @@ class Picks:
                 raise fault(nick, "closed the connection instead of picking")
             raise fault(nick, f"sent {event!r} instead of a pick")
         if len(bad) == MAX_BAD_PICKS:
+            card_nums = [pick.card_num for pick in bad]
             raise accusation(
                 nick,
                 "bad_picks",
                 f"made {MAX_BAD_PICKS} bad picks in a row from an offer of {offered} cards "
-                f"(card_num {', '.join(map(str, bad))})",
+                f"(card_num {', '.join(map(str, card_nums))})",
                 num_cards=offered,
-                card_nums=bad,
+                card_nums=card_nums,
+                # In a verified game, the picks' macs prove who made them (14.6).
+                **self.reporting.bad_picks(nick, bad),
             )
         raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
 

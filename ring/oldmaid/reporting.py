@@ -116,6 +116,17 @@ class Reporting:
             return {}  # the same pick twice proves nothing: we could have copied it
         return {"seq": seq, "picks": [[card_num, mac], [again.card_num, again.mac]]}
 
+    def bad_picks(self, by: str, picks: list[Pick]) -> dict[str, object]:
+        """The evidence of ``by``'s picks outside our offer to it: the offer, and each pick
+        its mac signs (only the picker writes those macs: protocol 14.6); else nothing."""
+        commitment = self._commitments.get(by)
+        signed = [[pick.card_num, pick.mac] for pick in picks if pick.mac]
+        if not self.on or commitment is None or not signed:
+            return {}
+        return {"seq": commitment.seq, "num_cards": len(commitment.hashes),
+                "hashes": list(commitment.hashes), "mac": commitment.mac,
+                "picks": signed}  # fmt: skip
+
     def sign(self, pick: Pick, offer: Offer) -> Pick:
         """Our pick from ``offer``, signed in a verified game."""
         if not self.on or offer.seq is None or not offer.sender:

@@ -160,6 +160,19 @@ class Suspicion:
             sent_by=sender,
         )
 
+    async def report_out(self, seat: int, ack: str) -> None:
+        """``seat`` answered us ``out``, with an ack, while the table counts it in: tell the
+        table, which names it if the ack is its own (``false_out``), and play on."""
+        nick = self._turns.nick_of(seat)
+        await self._table.report_refused(
+            accusation(
+                nick,
+                "false_out",
+                f"answered out to {self._turns.nick} while the table counts it in",
+                ack=ack,
+            )
+        )
+
     async def counted_in(self, seat: int) -> bool:
         """Whether the table still counts ``seat`` in (a status, if no reply listed it out)."""
         nick = self._turns.nick_of(seat)

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import time
 
+import trio
+
 from ring.games.events import EventLog
 from ring.oldmaid.links import OUT_GRACE, Links
 from ring.oldmaid.messages import Offer, Reply, YourTurn
 from ring.oldmaid.suspicion import Suspicion
 from ring.oldmaid.turns import GONE, SILENT, PeerError, Turns
-from ring.oldmaid.witnessed_link import HANDED_ON
 
+# What a draw turn the table hands on stands in for: its receiver's ok (14.6).
+HANDED_ON = Reply(result="ok", message="the table handed the draw turn on (14.6)")
 # The seat that took the turn, when it was asked (``time.monotonic()``), and its ``ok``.
 Taker = tuple[int, float, Reply]
 
@@ -56,7 +59,10 @@ class Walk:
             else:
                 sent = reporting.offer_to(request, to)
             try:
-                reply = await self._links.ask(seat, sent)
+                if self._table_hands_on(sent, None):
+                    reply = await self._ask_handing(seat, sent)
+                else:
+                    reply = await self._links.ask(seat, sent)
                 if reply is HANDED_ON:  # a draw_turn notice, or the turn back, before an answer
                     reply = await self._handed_on(seat, "no answer before the turn moved on")
             except PeerError as exc:
@@ -65,6 +71,17 @@ class Walk:
                 reply = await self._handed_on(seat, str(exc))
             if reply.result == "error" and self._table_hands_on(sent, None):
                 reply = await self._handed_on(seat, f"{to} refused it: {reply.message}")
+            elif (
+                reply.result == "out" and reply is not GONE and reply is not SILENT
+                and self._table_hands_on(sent, None)
+                and await self._suspicion.counted_in(seat)
+            ):  # fmt: skip
+                # No one is out in the draw phase: the table hands it the turn. An out
+                # with an ack goes to the table too, which names it if the ack is its own
+                # (false_out); one without proves nothing.
+                if reply.ack is not None:
+                    await self._suspicion.report_out(seat, reply.ack)
+                reply = await self._handed_on(seat, f"{to} answered out, and is in")
             if (
                 isinstance(sent, Offer)
                 and reply is not GONE
@@ -92,6 +109,21 @@ class Walk:
         witnessed game it is (protocol 14.6, "The draw turn"), whatever kept the receiver
         from answering ``ok`` (but an accusation: that is proved, and reported)."""
         return isinstance(sent, YourTurn) and self._links.witnessing.on and rule is None
+
+    async def _ask_handing(self, seat: int, sent: YourTurn | Offer) -> Reply:
+        """Hand ``seat`` our draw turn in a witnessed game: its answer, or ``HANDED_ON``
+        if the table's draw_turn notice for it, or a turn reaching us, comes first
+        (``Witnessing.handing``): dialling and waiting alike end there."""
+        handing = self._links.witnessing.handing
+        to = self._turns.nick_of(seat)
+        with trio.CancelScope() as scope:
+            handing[to] = scope
+            try:
+                return await self._links.ask(seat, sent)
+            finally:
+                if handing.get(to) is scope:
+                    del handing[to]
+        return HANDED_ON
 
     async def _handed_on(self, seat: int, why: str) -> Reply:
         """Our turn is over: the table hands the draw turn to ``seat``, or did, or it drew.

@@ -38,8 +38,6 @@ NOTICE_WAIT = 4.0
 CLOCK_SLACK = 0.01  # seconds: a caller's deadline and ours may differ by this much
 
 ANSWER, PICK, CARD = "answer", "pick", "card"
-# What a draw turn the table handed on stands in for: its receiver's ok (14.6).
-HANDED_ON = Reply(result="ok", message="the table handed the draw turn on (14.6)")
 
 
 @dataclass
@@ -97,7 +95,6 @@ class Desk(Protocol):
     witness_after: float
     game_over: trio.Event | None
     exchanges: dict[int, Exchange]
-    handing: dict[str, trio.CancelScope]
 
     def begin(self, exchange: Exchange) -> Exchange: ...
     def may_ask(self, exchange: Exchange) -> bool: ...
@@ -116,16 +113,13 @@ class WitnessedLink:
         self.current: Exchange | None = None
         self.awaiting: str | None = None  # what we wait for from the neighbour
         self._since = 0.0
-        self._your_turn: YourTurn | None = None  # sent, its answer not received yet
-        self._handed_on = False  # the table handed on a draw turn we sent on this link
 
     @property
     def retired(self) -> bool:
         """Our link, as offerer, whose last exchange went through the table: its protocol
         state no longer matches what passed on it, so ``Links`` dials afresh."""
         exchange = self.current
-        witnessed = exchange is not None and exchange.witnessed
-        return self._role is Role.OFFERER and (witnessed or self._handed_on)
+        return self._role is Role.OFFERER and exchange is not None and exchange.witnessed
 
     @property
     def timeout(self) -> float | None:
@@ -188,7 +182,7 @@ class WitnessedLink:
             self.awaiting, self._since = ANSWER, now
             return self.current
         if isinstance(message, YourTurn):
-            self.current, self.awaiting, self._your_turn = None, None, message
+            self.current, self.awaiting = None, None
             return None
         exchange = self.current
         if exchange is None:
@@ -221,8 +215,6 @@ class WitnessedLink:
         if exchange is not None and exchange.witnessed and self.awaiting is not None:
             return await self.from_table(exchange)
         assert self.conn is not None
-        if self._your_turn is not None and self._other is not None:
-            return await self._answer_to_your_turn(self._your_turn, self._other, timeout)
         wait = self.conn.timeout if timeout is None else timeout
         if exchange is None or self.awaiting is None or not self._desk.may_ask(exchange):
             while True:
@@ -261,23 +253,6 @@ class WitnessedLink:
         if trio.current_time() < ask_at - CLOCK_SLACK or not await self._desk.ask(exchange):
             raise trio.TooSlowError
         return await self.from_table(exchange)
-
-    async def _answer_to_your_turn(
-        self, sent: YourTurn, other: str, timeout: float | None
-    ) -> Any:
-        """The answer to the draw turn we handed ``other``; in a witnessed game, the
-        table's ``draw_turn`` notice for ``other`` stands for it: the turn is handed on,
-        and this link (whose answer may still come) is done with."""
-        assert self.conn is not None
-        with trio.CancelScope() as scope:
-            self._desk.handing[other] = scope
-            try:
-                return self._got(await self.conn.receive(timeout=timeout))
-            finally:
-                if self._desk.handing.get(other) is scope:
-                    del self._desk.handing[other]
-        self._your_turn, self._handed_on = None, True
-        return Answered(sent, HANDED_ON)
 
     async def from_table(self, exchange: Exchange) -> Any:
         """The event the table's notices bring for what we await; ``Closed`` if the game
@@ -326,8 +301,6 @@ class WitnessedLink:
             self.awaiting = None
         elif isinstance(event, YourTurn):
             self.current, self.awaiting = None, None
-        elif isinstance(event, Answered) and isinstance(event.request, YourTurn):
-            self._your_turn = None
         elif isinstance(event, Answered) and exchange is not None:
             if isinstance(event.request, Offer):
                 exchange.answer, exchange.ack = event.reply.result, event.reply.ack

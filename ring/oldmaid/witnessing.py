@@ -59,8 +59,8 @@ class Witnessing:
         self.take: Callable[[WitnessedLink, Offer], Awaitable[None]] | None = None
         self.draw_turn: Callable[[DrawTurn], None] | None = None  # the table hands us one
         self.nursery: trio.Nursery | None = None
-        # Our wait for the ok to a your_turn, by its receiver: a draw_turn notice for that
-        # receiver ends it (the table has handed the turn on).
+        # Handing a draw turn on, by its receiver (``Walk``): a draw_turn notice for that
+        # receiver ends it (the table has handed the turn on), and so does a turn for us.
         self.handing: dict[str, trio.CancelScope] = {}
 
     def let_go(self) -> None:
@@ -134,9 +134,9 @@ class Witnessing:
                 waiting.cancel()
 
     def turn_came_back(self) -> None:
-        """A draw turn reached us again: whoever we handed the last one to has drawn, so
-        our wait for its ok is over (it may have drawn without answering; the table
-        hands on a draw turn that sits, 14.6)."""
+        """A turn reached us: whoever we handed our last draw turn to has drawn, so our
+        wait for its ok is over (it may have drawn without answering; the table hands on
+        a draw turn that sits, 14.6)."""
         for waiting in self.handing.values():
             waiting.cancel()
 

@@ -10,7 +10,8 @@ the game to issue 27's rule and to what deliverable 1 promises:
 - an attack the table can catch today (``CAUGHT``) that struck ends the game
   naming the cheater, with the rule;
 - any other attack ends the game (with a loser, or aborted naming no one or
-  the cheater) and never leaves a game running.
+  the cheater) and never leaves a game running; a witnessed game never ends
+  aborted naming no one (issue 44).
 
 Run as a script it sweeps every attack and prints the README's table::
 
@@ -117,6 +118,8 @@ CAUGHT_WITNESSED = {
     # The table hands it the draw turn, and it does not draw (14.6, "The draw turn").
     "silent-drawer": ("no_answer",),
     "ok-no-draw": ("no_answer",),
+    # A word ends nothing in a witnessed game: it leaves, as it said it would (5.8).
+    "false-give-up": ("left",),
 }
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.
@@ -197,6 +200,10 @@ def judge(game: CheatGame) -> list[str]:
         caught = True
     if game.attack in HARMLESS_AT_THE_END and outcome.loser == CHEATER:
         caught = True
+    if game.witnessed and outcome.state is GameState.ABORTED and outcome.culprit is None:
+        # Issue 44: no cheater ends a witnessed game unnamed (only the table shutting down
+        # may, and it does not here).
+        problems.append(f"a witnessed game ended naming no one: {outcome.line}")
     if expected and game.struck and not caught:
         problems.append(
             f"{game.attack} struck but the table did not name {CHEATER} for "

@@ -43,9 +43,11 @@ def play(
     players: int,
     witness_after: float | None = None,
     transcript: Path | None = None,
+    extra: tuple[str, ...] = (),
 ) -> tuple[str, list[str]]:
     """One game; the table's last line and one line per player (exit status, last line).
-    ``witness_after``: the doc clients ask the table to witness an exchange that soon."""
+    ``witness_after``: the doc clients ask the table to witness an exchange that soon;
+    ``extra``: more options for the doc clients."""
     table_command = [*processes.ring_command(), "table", "--players", str(players), "--port",
                      "0", "--seed", str(seed), "--linger", "2"]  # fmt: skip
     if verified:
@@ -70,6 +72,7 @@ def play(
                     command.append("--no-verify")
                 if witness_after is not None:
                     command += ["--witness-after", str(witness_after)]
+                command += extra
             else:
                 command = [*processes.ring_command(), "peer", "--name", nick, "--server",
                            address, "--host", "127.0.0.1", "--port", "0", "--seed",
@@ -118,3 +121,19 @@ def test_it_makes_its_moves_of_exchanges_the_table_witnesses(tmp_path: Path) -> 
     asked = [r for r in records if (r.get("msg") or {}).get("cmd") == "witness"]
     moves = [r for r in records if (r.get("msg") or {}).get("cmd") == "move"]
     assert len(asked) >= 5 and len(moves) >= 5, (len(asked), len(moves))
+
+
+def test_it_takes_and_leaves_draw_turns_the_table_hands_on(tmp_path: Path) -> None:
+    """Two doc clients that lose a tenth of their your_turns and draw on a fifth without
+    answering ok (14.6, "The draw turn"), and a ``ring peer``: the table hands those turns
+    on, every player draws on its notices, no sender gives up, and the game ends as ever."""
+    transcript = tmp_path / "t.jsonl"
+    ending, lines = play(
+        7, verified=True, clients=2, players=3, transcript=transcript,
+        extra=("--drop-your-turn", "0.1", "--no-ok-to-your-turn", "0.2"),
+    )  # fmt: skip
+    assert ending.startswith("game over"), (ending, lines)
+    assert all(" exit 0: " in line for line in lines), lines
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    handed = [r for r in records if (r.get("msg") or {}).get("cmd") == "draw_turn"]
+    assert len(handed) >= 2, len(handed)  # each went to two players: its drawer, its sender

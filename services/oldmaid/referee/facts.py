@@ -64,6 +64,9 @@ class TableFacts:
         self.last_move: str | None = None  # what the table last saw a player do, as words
         self.verified: set[str] = set()  # players that joined with verify (protocol 14.5)
         self.reports_exchanges = False  # every player verified: a ledger (protocol 14.6)
+        # Every player joined with witness too: the table names silence itself, so a
+        # player's word (give_up, an accusation it cannot prove) ends nothing (14.6).
+        self.witnessed = False
         self.events: list[RefereeEvent] = []  # decisions not yet taken by the table
 
     # -- reading --------------------------------------------------------------

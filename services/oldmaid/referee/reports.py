@@ -112,6 +112,15 @@ class Reports:
                 raise RefereeError("a player cannot give up because of itself; leave instead")
         if self._pending is not None:
             return "the table is deciding an accusation: the game ends in a moment"
+        if facts.witnessed:
+            # Every wait a player has goes through the table, which names whoever does
+            # not move: a word ends nothing. One that leaves while in is named (left).
+            about = f", saying {nick} {reason}" if nick is not None else f": {reason}"
+            return (
+                f"noted: {reporter} gave up{about}; in a witnessed game the table names a "
+                "player only on what it sees (protocol 14.6), and the game goes on: a "
+                "player that leaves while it is in is named for leaving"
+            )
         if nick is None:
             text = f"{reporter} gave up: {reason}"
             if facts.last_move is not None:
@@ -175,6 +184,16 @@ class Reports:
             text = (
                 f"noted: {accuser} refused a turn{sent_as}{accusation.said()}; nothing in it "
                 "shows who wrote it, and it changed nothing, so the game goes on"
+            )
+            self._accused(accusation, "noted", text)
+            return text
+        if facts.witnessed:
+            # What the table can prove was judged already (``VerifiedPlay``); the rest is
+            # a word, and in a witnessed game a word ends nothing (see ``give_up``).
+            text = (
+                f"noted: {accuser} accused {accused or 'someone'} of {rule}"
+                f"{accusation.said()}; in a witnessed game the table names a player only on "
+                "what it sees (protocol 14.6), and the game goes on"
             )
             self._accused(accusation, "noted", text)
             return text

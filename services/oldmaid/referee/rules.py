@@ -152,6 +152,15 @@ class TableGame:
         self.facts.reports_exchanges = value
 
     @property
+    def witnessed(self) -> bool:
+        """Every player verified and joined with witness (protocol 14.6)."""
+        return self.facts.witnessed
+
+    @witnessed.setter
+    def witnessed(self, value: bool) -> None:
+        self.facts.witnessed = value
+
+    @property
     def joined(self) -> tuple[str, ...]:
         return tuple(self.facts.joined)
 

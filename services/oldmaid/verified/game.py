@@ -83,6 +83,7 @@ class VerifiedGame:
         if witness is not None and nursery is not None:
             self.desk = play.witness_desk(lambda: referee.status().out)
             self.draws = DrawClock(referee, self._tell)
+            referee.witnessed = True
         self._report_timeout = report_timeout
         self._ended = ended
         self._on_decided = on_decided  # record the decisions and announce the end
@@ -140,7 +141,9 @@ class VerifiedGame:
         if self._referee.state is not GameState.PLAYING:
             return False
         proved = self.play.accusation(nick, request, self._referee.status().out)
-        if proved is None:
+        if proved is None or (proved.culprit is None and self.desk is not None):
+            # A word, or two suspects: in a witnessed game neither ends it (the referee
+            # notes it), else the held suspects below may end it naming no one.
             return False
         seq = request.evidence.get("seq")
         if proved.culprit is None and isinstance(seq, int):

@@ -113,11 +113,44 @@ class VerifiedPlay:
             lie = self._second_pick(accuser, accused, evidence)
             if lie is not None:
                 return lie
+        if request.rule == "bad_picks" and accused in self._secrets:
+            lie = self._bad_picks(accuser, accused, evidence)
+            if lie is not None:
+                return lie
         if request.rule in ("not_neighbour", "impersonation") and "mac" in evidence:
             lie = self._forged_turn(accuser, request.rule, evidence)
             if lie is not None:
                 return lie
         return None
+
+    def _bad_picks(
+        self, accuser: str, accused: str, evidence: dict[str, Any]
+    ) -> ledger.Lie | None:
+        """A pick outside ``accuser``'s offer to ``accused`` (``card_num`` past its
+        positions), signed by ``accused``: the offer's mac shows the offer is the
+        accuser's, and only the picker's secret writes its picks' macs."""
+        seq, num_cards = evidence.get("seq"), evidence.get("num_cards")
+        hashes, mac, picks = evidence.get("hashes"), evidence.get("mac"), evidence.get("picks")
+        if not (isinstance(seq, int) and isinstance(num_cards, int) and isinstance(mac, str)
+                and isinstance(hashes, list) and isinstance(picks, list)):  # fmt: skip
+            return None
+        offer_mac = exchanges.offer_mac(
+            self._secrets[accuser], seq=seq, sender=accuser, to=accused,
+            num_cards=num_cards, hashes=[str(h) for h in hashes],
+        )  # fmt: skip
+        if not exchanges.same(offer_mac, mac):
+            return None
+        signed = [self._signed(accused, accuser, seq, pick) for pick in picks]
+        # card_num == num_cards is served as the last card (13.3), so not outside.
+        outside = [n for n in signed if n is not None and (n < 0 or n > num_cards)]
+        if not outside:
+            return None
+        return ledger.Lie(
+            "bad_picks",
+            f"{accused} picked card_num {', '.join(map(str, outside))} from {accuser}'s offer "
+            f"{seq} of {num_cards} cards, outside it (each pick signed by {accused})",
+            accused,
+        )
 
     def _second_pick(
         self, accuser: str, accused: str, evidence: dict[str, Any]
@@ -127,19 +160,8 @@ class VerifiedPlay:
         seq, picks = evidence.get("seq"), evidence.get("picks")
         if not isinstance(seq, int) or not isinstance(picks, list) or len(picks) != 2:
             return None
-        signed = set()
-        for pick in picks:
-            if not (isinstance(pick, list) and len(pick) == 2 and isinstance(pick[0], int)):
-                return None
-            card_num, mac = pick
-            expected = exchanges.pick_mac(
-                self._secrets[accused], picker=accused, offerer=accuser, seq=seq,
-                card_num=card_num,
-            )  # fmt: skip
-            if not isinstance(mac, str) or not exchanges.same(mac, expected):
-                return None
-            signed.add(card_num)
-        if len(signed) != 2:
+        signed = {self._signed(accused, accuser, seq, pick) for pick in picks}
+        if None in signed or len(signed) != 2:
             return None
         return ledger.Lie(
             "second_pick",
@@ -147,6 +169,17 @@ class VerifiedPlay:
             f"{' and '.join(str(pick[0]) for pick in picks)}; its macs say so)",
             accused,
         )
+
+    def _signed(self, picker: str, offerer: str, seq: int, pick: Any) -> int | None:
+        """The ``card_num`` of ``pick`` (``[card_num, mac]``) if ``picker``'s secret wrote
+        its mac for ``offerer``'s offer ``seq``; None otherwise."""
+        if not (isinstance(pick, list) and len(pick) == 2 and isinstance(pick[0], int)):
+            return None
+        card_num, mac = pick
+        expected = exchanges.pick_mac(
+            self._secrets[picker], picker=picker, offerer=offerer, seq=seq, card_num=card_num
+        )
+        return card_num if isinstance(mac, str) and exchanges.same(mac, expected) else None
 
     def _forged_turn(self, accuser: str, rule: str, evidence: dict[str, Any]) -> ledger.Lie | None:
         """Who wrote a turn that reached ``accuser``, told by its mac: only its author's

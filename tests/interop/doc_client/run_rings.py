@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Play rings mixing verified_peer.py with `ring peer`s at a `ring table`.
 
-    python run_rings.py [--sizes 2,3,5] [--seeds 1-6] [--mine 1,2]
+    python run_rings.py [--sizes 2,3,5] [--seeds 1-6] [--mine 1,2|all]
                         [--modes verified,verify-mixed,no-verify] [--keep DIR]
                         [--witness-after S] [--no-witness] [--ring-no-witness]
+                        [--drop-your-turn P] [--no-ok-to-your-turn P]
+                        [--no-ok-how silent|error|close] [--late-your-turn P] [--timeout S]
 
 Only runs the project's commands (ring table, ring peer); everything on
 127.0.0.1, every process bounded by a timeout. Prints one line per game and
@@ -28,9 +30,26 @@ from the table's notices); --no-witness makes ours,
 witnessed). Each game's line ends with w=N: the exchanges the table took to
 witness at our clients' request, and t=N: those it brought to our clients
 (the other player asked).
+
+The draw turn (14.6, witnessed games): --drop-your-turn P and
+--no-ok-to-your-turn P are passed to each of our clients (each seeded by its
+--seed): with probability P it does not send the your_turn due after a draw
+(the table must hand the turn on with a draw_turn notice), or draws on a
+your_turn without answering ok (the sender must not give up; --no-ok-how
+error or close answers error or closes the connection instead of ok);
+--late-your-turn P sends it 2.5 s late, after the table's notice (the
+receiver's draw for it is refused, and dropped as the late turn's). Each game's
+line then also shows, summed over our clients: drop= your_turns not sent (or sent late),
+nook= your_turns drawn on without ok, dt= draw_turn notices that handed one
+of ours the turn / of them acted on (it drew that card because of it),
+ho= your_turns of ours that got no ok (the turn taken as handed on),
+late= draws refused as a late your_turn's; tdt= the cards whose draw turn the
+table handed on (draw_turn notices in its transcript). The summary adds them up.
+--timeout S bounds each process (default 60 s; a dropped your_turn costs 2 s).
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -41,6 +60,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 RING = os.path.join(ROOT, ".venv", "bin", "ring")
 PEER = os.path.join(HERE, "verified_peer.py")
 TIMEOUT = 60
+COUNTS = ("drop", "nook", "dt_to", "dt_acted", "dt_from", "dt_ignored", "ho", "late", "tdt")
 
 
 def parse_range(text):
@@ -54,7 +74,7 @@ def parse_range(text):
     return out
 
 
-def play(size, mine, seed, mode, keep, witness_args=(), ring_args=()):
+def play(size, mine, seed, mode, keep, witness_args=(), ring_args=(), fault_args=()):
     tag = "n%d-m%d-s%d-%s" % (size, mine, seed, mode)
     transcript = os.path.join(keep, tag + ".jsonl")
     cmd = ["timeout", str(TIMEOUT + 10), RING, "table", "--players", str(size),
@@ -79,6 +99,7 @@ def play(size, mine, seed, mode, keep, witness_args=(), ring_args=()):
             if mode == "no-verify" or (mode == "mixed" and i == 1):
                 args.append("--no-verify")
             args.extend(witness_args[min(i, len(witness_args) - 1)] if witness_args else [])
+            args.extend(fault_args)
         else:
             nick = "peer%d" % (i + 1)
             args = ["timeout", str(TIMEOUT), RING, "peer", "--name", nick, "--server", addr,
@@ -106,14 +127,39 @@ def play(size, mine, seed, mode, keep, witness_args=(), ring_args=()):
                  if "witness: the table took exchange " in l}
         noticed = {l.split('"seq": ')[1].split(",")[0] for l in lines
                    if '"cmd": "witnessed"' in l}
+        counts = {
+            "drop": sum("fault: dropped our your_turn" in l or "fault: delaying our your_turn" in l
+                        for l in lines),
+            "nook": sum("fault: not answering the your_turn" in l for l in lines),
+            "dt_to": sum("draw_turn notice:" in l and '"to": "%s"' % nick in l for l in lines),
+            "dt_from": sum("draw_turn notice:" in l and '"from": "%s"' % nick in l for l in lines),
+            "dt_acted": sum(" drew " in l and "(draw turn from the table's notice)" in l
+                            for l in lines),
+            "dt_ignored": sum("draw_turn ignored" in l for l in lines),
+            "ho": sum("handed_on: our your_turn" in l for l in lines),
+            "late": sum("late_your_turn:" in l for l in lines),
+            "tdt": 0,
+        }
         results.append((nick, code, lines[-1] if lines else "", elines + warn,
-                        len(asked), len(noticed - asked)))
+                        len(asked), len(noticed - asked), counts))
     try:
         tout, terr = table.communicate(timeout=TIMEOUT if all(r[1] == 0 for r in results) else 15)
     except subprocess.TimeoutExpired:
         table.kill()
         tout, terr = table.communicate()
     tlines = [l for l in (first + "\n" + tout).splitlines() if l.strip()]
+    # the table's side: the cards whose draw turn it handed on (draw_turn notices sent)
+    handed = set()
+    try:
+        with open(transcript) as f:
+            for l in f:
+                if '"draw_turn"' in l:
+                    msg = json.loads(l).get("msg") or {}
+                    if msg.get("cmd") == "draw_turn" and l.find('"dir":"out"') >= 0:
+                        handed.add(msg.get("draw"))
+    except (OSError, ValueError):
+        pass
+    results.append(("table", 0, "", [], 0, 0, dict(dict.fromkeys(COUNTS, 0), tdt=len(handed))))
     return tag, tlines[-1] if tlines else "(no table output)", results
 
 
@@ -130,7 +176,28 @@ def main():
     ap.add_argument("--no-witness", action="store_true", help="our clients join without witness")
     ap.add_argument("--ring-no-witness", action="store_true",
                     help="the ring peers join without witness")
+    ap.add_argument("--drop-your-turn", type=float, default=0.0, metavar="P",
+                    help="passed to our clients: do not send a your_turn, with probability P")
+    ap.add_argument("--no-ok-to-your-turn", type=float, default=0.0, metavar="P",
+                    help="passed to our clients: draw on a your_turn without ok, probability P")
+    ap.add_argument("--no-ok-how", choices=("silent", "error", "close"), default="silent",
+                    help="passed to our clients: instead of ok, nothing, error or a close")
+    ap.add_argument("--late-your-turn", type=float, default=0.0, metavar="P",
+                    help="passed to our clients: send a your_turn 2.5 s late, probability P")
+    ap.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                    help="bound on each process (default 60 s)")
     args = ap.parse_args()
+    global TIMEOUT
+    TIMEOUT = int(args.timeout)
+    fault_args = []
+    if args.drop_your_turn:
+        fault_args += ["--drop-your-turn", str(args.drop_your_turn)]
+    if args.no_ok_to_your_turn:
+        fault_args += ["--no-ok-to-your-turn", str(args.no_ok_to_your_turn)]
+    if args.no_ok_how != "silent":
+        fault_args += ["--no-ok-how", args.no_ok_how]
+    if args.late_your_turn:
+        fault_args += ["--late-your-turn", str(args.late_your_turn)]
     afters = args.witness_after.split(",") if args.witness_after else [None]
     witness_args = []   # one list of options for each of our clients
     for after in afters:
@@ -142,15 +209,17 @@ def main():
     os.makedirs(args.keep, exist_ok=True)
     bad = 0
     total = 0
+    totals = dict.fromkeys(COUNTS, 0)
     for mode in args.modes.split(","):
         for size in parse_range(args.sizes):
-            for mine in parse_range(args.mine):
+            # --mine all: a ring of only our clients
+            for mine in ([size] if args.mine == "all" else parse_range(args.mine)):
                 if mine > size or (mode == "mixed" and mine < 2):
                     continue
                 for seed in parse_range(args.seeds):
                     t0 = time.monotonic()
                     tag, line, results = play(size, mine, seed, mode, args.keep,
-                                              witness_args, ring_args)
+                                              witness_args, ring_args, fault_args)
                     total += 1
                     ok = (line.startswith("game over")
                           and all(r[1] == 0 and not r[3] for r in results))
@@ -158,13 +227,31 @@ def main():
                         bad += 1
                     asked = sum(r[4] for r in results)
                     brought = sum(r[5] for r in results)
-                    print("%-4s %-28s %5.1fs  w=%-3d t=%-3d %s"
+                    game = dict.fromkeys(COUNTS, 0)
+                    for r in results:
+                        for k in COUNTS:
+                            game[k] += r[6][k]
+                            totals[k] += r[6][k]
+                    draw = ""
+                    if fault_args or any(game.values()):
+                        draw = ("drop=%d nook=%d dt=%d/%d tdt=%d ho=%d late=%d "
+                                % (game["drop"], game["nook"], game["dt_to"], game["dt_acted"],
+                                   game["tdt"], game["ho"], game["late"]))
+                    print("%-4s %-28s %5.1fs  w=%-3d t=%-3d %s%s"
                           % ("ok" if ok else "BAD", tag, time.monotonic() - t0, asked,
-                             brought, line), flush=True)
-                    for nick, code, last, elines, _, _ in results:
+                             brought, draw, line), flush=True)
+                    for nick, code, last, elines, _, _, _ in results:
                         if code != 0 or elines:
                             print("       %s exit %s: %s %s" % (nick, code, last, elines[-3:]))
     print("%d games, %d not normal" % (total, bad))
+    if fault_args or any(totals.values()):
+        print("draw turn: %d your_turns dropped, %d drawn on without ok; %d draw_turn notices "
+              "handed one of ours the turn, %d acted on (drew), %d ignored; %d notices named "
+              "one of ours as from; %d your_turns of ours got no ok (handed_on); %d late "
+              "your_turn draws dropped; the table handed on %d draw turns (transcripts)"
+              % (totals["drop"], totals["nook"], totals["dt_to"], totals["dt_acted"],
+                 totals["dt_ignored"], totals["dt_from"], totals["ho"], totals["late"],
+                 totals["tdt"]))
     return 1 if bad else 0
 
 

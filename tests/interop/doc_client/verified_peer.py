@@ -6,7 +6,9 @@ connection, a lock around the shared state, print() for logging.
 
     python verified_peer.py --nick NICK --table HOST:PORT [--host HOST]
                             [--seed N] [--no-verify] [--no-witness]
-                            [--witness-after SECONDS] [--quiet]
+                            [--witness-after SECONDS] [--drop-your-turn P]
+                            [--no-ok-to-your-turn P] [--no-ok-how silent|error|close]
+                            [--late-your-turn P] [--quiet]
     python verified_peer.py --selftest
 
 Section numbers in the comments are those of docs/protocols/oldmaid.md.
@@ -41,6 +43,7 @@ JOIN_TIMEOUT = 600.0     # waiting for the join reply (7.1)
 LINGER = 0.2             # keep answering `out` after the end (7.8)
 MAX_MESSAGE = 65536      # section 2
 BAD_PICKS_LIMIT = 8      # 6.3
+LATE_DELAY = 2.5         # --late-your-turn: past the table's 2 s draw clock (14.6)
 SLICE = 0.05             # how often a wait on a neighbour looks at the table's notices
 
 
@@ -396,7 +399,9 @@ class Exchange:
 
 class Peer:
     def __init__(self, nick, table_addr, host, seed, verify, quiet,
-                 witness=True, witness_after=PEER_TIMEOUT):
+                 witness=True, witness_after=PEER_TIMEOUT,
+                 drop_your_turn=0.0, no_ok_to_your_turn=0.0, late_your_turn=0.0,
+                 no_ok_how="silent"):
         self.nick = nick
         self.table_addr = table_addr
         self.host_opt = host
@@ -409,6 +414,21 @@ class Peer:
         self.exchanges = {}             # (offerer, receiver, seq) -> Exchange
         self.notices = queue.Queue()    # `witnessed` notices, handled in order
         self.retired = []               # (seat, Link, Exchange): links left after a witness
+        # 14.6 "The draw turn" (witnessed games)
+        self.draws_done = 0             # our draws the table accepted
+        self.claimed_card = 0           # the highest card number we queued a draw for
+        self.last_drawn = None          # the number of the card we drew last
+        self.turns_in = 0               # draw turns that reached us (your_turn or notice)
+        self.notices_from_me = set()    # card numbers of draw_turn notices with "from": us
+        self.owed_late = 0              # turns taken from a notice whose your_turn may come late
+        self.ignored_notice = None      # (draw, from) of a notice ignored as "drawing it already"
+        self.stale_links = []           # links whose your_turn got no answer (never used again)
+        # fault injection (testing only): seeded apart from the game's own choices
+        self.drop_your_turn = drop_your_turn          # probability: do not send a your_turn
+        self.no_ok_to_your_turn = no_ok_to_your_turn  # probability: draw without answering ok
+        self.late_your_turn = late_your_turn          # probability: send a your_turn 2.5 s late
+        self.no_ok_how = no_ok_how                    # instead of ok: silent, error or close
+        self.fault_rng = random.Random("faults:%s" % seed if seed is not None else None)
 
         self.lock = threading.Lock()          # shared game state
         self.xcond = threading.Condition(self.lock)   # an Exchange changed
@@ -475,8 +495,106 @@ class Peer:
             # makes the moves (a move is a request on this same connection)
             self.activity()
             self.notices.put(obj)
+        elif obj.get("cmd") == "draw_turn":
+            # 14.6 "The draw turn": a notice, never answered; it needs no table
+            # request, so the reader thread handles it at once
+            self.activity()
+            self.on_draw_turn(obj)
         else:
             self.log("unexpected request from the table:", obj)
+
+    # -- the draw turn (14.6 "The draw turn", witnessed games) -------------
+
+    def next_card(self):
+        """The number of the next card we are to draw (7.3: seat k draws cards
+        k, k+N, k+2N, ...). Call with self.lock held."""
+        return self.seat + 1 + len(self.players) * self.draws_done
+
+    def on_draw_turn(self, notice):
+        """The table hands on a draw turn that sat 2 s: to us (we draw now, unless
+        we drew or are drawing that card), or from us (our your_turn went
+        unanswered: the notice ends our wait)."""
+        to = notice.get("to")
+        draw = notice.get("draw")
+        frm = notice.get("from")
+        self.joined.wait(5.0)   # the join reply, read just before, is being handled
+        self.log("draw_turn notice:", json.dumps(notice))
+        if not self.witnessed:
+            self.log("!! a draw_turn notice in a game that is not witnessed")
+            return
+        if not isinstance(draw, int) or isinstance(draw, bool):
+            self.log("!! a draw_turn notice without a card number")
+            return
+        with self.lock:
+            if frm == self.nick:
+                self.notices_from_me.add(draw)
+            if to != self.nick:
+                if frm != self.nick:
+                    self.log("!! a draw_turn notice that names neither to nor from as us")
+                return
+            self.turns_in += 1   # a draw turn reached us (it ends a wait of ours)
+            nxt = self.next_card()
+            if draw != nxt:
+                if draw < nxt:
+                    self.log("draw_turn ignored: we drew card %d already" % draw)
+                else:
+                    self.log("!! draw_turn ignored: card %d is not the next we draw (%d)"
+                             % (draw, nxt))
+                return
+            if self.claimed_card >= draw:
+                self.ignored_notice = (draw, frm)
+                self.log("draw_turn ignored: we are drawing card %d already" % draw)
+                return
+            self.claimed_card = draw
+            self.owed_late += 1   # the your_turn from `from` may still come
+        self.log("draw_turn: the table handed us card %d (from %s): drawing" % (draw, frm))
+        self.tasks.put(("draw", "notice", draw, frm))
+
+    def draw_turn_moved(self, mark, card):
+        """Why our wait for the answer to our your_turn is over, or None
+        (14.6 "The sender"): the table's notice handed the turn on, or a draw
+        turn reached us again (the turn went round), or an offer did."""
+        with self.lock:
+            if card is not None and card + 1 in self.notices_from_me:
+                return "no answer before the table's notice"
+            if self.turns_in > mark:
+                return "no answer before the turn came round again"
+            if self.phase == "offer":
+                return "no answer before the draw phase ended (an offer reached us)"
+        return None
+
+    def wait_draw_turn_moved(self, seat, link, start, mark, card, why):
+        """No ok to our your_turn (why: an error, a closed connection, no dial):
+        do not give up; wait for the turn to move, at most our peer timeout
+        from the send, then take it as handed on."""
+        while True:
+            if self.ended():
+                raise GameEnded()
+            moved = self.draw_turn_moved(mark, card)
+            if moved is not None:
+                return "%s; %s" % (why, moved.replace("no answer ", "", 1))
+            if time.monotonic() - start >= PEER_TIMEOUT:
+                return "%s; nothing moved within the peer timeout" % why
+            time.sleep(SLICE)
+
+    def send_late(self, link, nick, msg):
+        if self.ended():
+            return
+        try:
+            link.send(msg)
+            self.log("fault: sent our late your_turn to %s" % nick)
+        except OSError:
+            pass
+
+    def retire_draw_link(self, seat, link):
+        """14.6: a connection whose your_turn got no answer may still carry that
+        answer later: the next request to that player goes on a fresh one."""
+        if link is None:
+            return
+        with self.dial_lock:
+            if self.links.get(seat) is link:
+                del self.links[seat]
+            self.stale_links.append(link)
 
     def table_request(self, obj, timeout=PEER_TIMEOUT):
         with self.table_lock:
@@ -587,9 +705,10 @@ class Peer:
 
     # -- dialling ---------------------------------------------------------
 
-    def get_link(self, seat, fresh=False):
+    def get_link(self, seat, fresh=False, stop=None):
         """The one connection this peer dialled to a seat (dial it if needed).
-        Returns None when it cannot be dialled within the peer timeout."""
+        Returns None when it cannot be dialled within the peer timeout, or as
+        soon as stop() is true (a draw turn the table handed on meanwhile)."""
         with self.dial_lock:
             link = self.links.get(seat)
             if link is not None and not fresh and not link.closed:
@@ -604,12 +723,14 @@ class Peer:
             while True:
                 attempts += 1
                 try:
-                    s = socket.create_connection((host, port), timeout=PEER_TIMEOUT)
+                    s = socket.create_connection((host, port),
+                                                 timeout=PEER_TIMEOUT if stop is None else 1.0)
                     s.settimeout(None)
                     nodelay(s)
                     break
                 except OSError as e:
-                    if time.monotonic() + pause > deadline or self.ended():
+                    if (time.monotonic() + pause > deadline or self.ended()
+                            or (stop is not None and stop())):
                         self.log("cannot dial %s at %s:%s: %s"
                                  % (self.players[seat], host, port, e))
                         return None
@@ -631,6 +752,10 @@ class Peer:
             link = Link(s, self.players[seat],
                         on_request=None, on_activity=self.activity)
             self.links[seat] = link
+            stale = sum(1 for old in self.stale_links if old.name == link.name)
+            if stale:
+                self.log("dialled %s afresh (%d older connection%s left unused since a "
+                         "your_turn on it got no ok)" % (link.name, stale, "s" if stale > 1 else ""))
             return link
 
     def dial_left_at_start(self):
@@ -691,8 +816,25 @@ class Peer:
             exch.salts = list(salts)
             with self.lock:
                 self.exchanges[(self.nick, nick, seq)] = exch
+        # 14.6 "The draw turn": in a witnessed game a your_turn that gets no ok
+        # (no answer, an error, a closed connection, no dial) is not given up on
+        soft = msg.get("cmd") == "your_turn" and self.witnessed
+        dropped = False
+        if soft:
+            with self.lock:
+                mark = self.turns_in
+                card = self.last_drawn
+            soft_start = time.monotonic()
+            dropped = self.drop_your_turn > 0 and self.fault_rng.random() < self.drop_your_turn
+            if not dropped and self.late_your_turn > 0:
+                dropped = "late" if self.fault_rng.random() < self.late_your_turn else False
         resent = False
-        link = self.get_link(seat)
+        if soft:
+            # dial while the turn has not moved: we must be free to draw within 2 s
+            # of a turn that reaches us meanwhile
+            link = self.get_link(seat, stop=lambda: self.draw_turn_moved(mark, card) is not None)
+        else:
+            link = self.get_link(seat)
         while True:
             if link is None:
                 if self.seat_listed_out(seat):
@@ -702,15 +844,30 @@ class Peer:
                     return ("skip", None, None, None)
                 if self.ended():
                     raise GameEnded()
+                if soft:
+                    why = self.wait_draw_turn_moved(seat, None, soft_start, mark, card,
+                                                    "could not dial it")
+                    return ("handed_on", why, None, None)
                 raise Fatal("cannot reach %s at %s:%s" % ((nick,) + tuple(self.addresses[seat])),
                             blame=nick, reason="could not be reached")
             if exch is not None:
                 with self.lock:
                     exch.link = link
-            try:
-                link.send(msg)
-            except OSError:
-                link.closed = True
+            if dropped == "late":
+                # --late-your-turn (testing): the your_turn comes after the table's
+                # notice handed the turn on (the receiver's draw for it is refused)
+                self.log("fault: delaying our your_turn to %s by %g s" % (nick, LATE_DELAY))
+                timer = threading.Timer(LATE_DELAY, self.send_late, args=(link, nick, msg))
+                timer.daemon = True
+                timer.start()
+            elif dropped:
+                # --drop-your-turn (testing): as if the message were lost on the way
+                self.log("fault: dropped our your_turn to %s (not sent, as if lost)" % nick)
+            else:
+                try:
+                    link.send(msg)
+                except OSError:
+                    link.closed = True
             start = time.monotonic()
             next_status = start + GRACE
             while True:
@@ -718,6 +875,8 @@ class Peer:
                     answer, reply, link = self.wait_witnessed_answer(seat, exch, link)
                     return (answer, reply, link, exch)
                 wait = next_status - time.monotonic()
+                if soft:
+                    wait = min(wait, SLICE)
                 if exch is not None and not exch.asked:
                     wait = min(wait, start + self.witness_after - time.monotonic())
                 try:
@@ -725,6 +884,13 @@ class Peer:
                 except queue.Empty:
                     if self.ended():
                         raise GameEnded()
+                    if soft:
+                        # only with nothing left to read: an ok already on its way
+                        # (2 players: it races the turn coming straight back) counts
+                        moved = self.draw_turn_moved(mark, card)
+                        if moved is not None:
+                            self.retire_draw_link(seat, link)
+                            return ("handed_on", moved, link, None)
                     now = time.monotonic()
                     if (exch is not None and not exch.asked
                             and now - start >= self.witness_after):
@@ -744,6 +910,9 @@ class Peer:
                                 del self.links[seat]
                         link.close()
                         return ("skip", None, None, None)
+                    if soft and time.monotonic() - soft_start >= PEER_TIMEOUT:
+                        self.retire_draw_link(seat, link)
+                        return ("handed_on", "no answer within the peer timeout", link, None)
                     if (time.monotonic() - start > PEER_TIMEOUT
                             and (exch is None or exch.asked)):
                         raise Fatal("%s did not answer %s within %d s"
@@ -754,6 +923,13 @@ class Peer:
                 if item is None:
                     if exch is not None and exch.witnessed:
                         continue   # the rest of the exchange goes through the table
+                    if soft:
+                        # no redial: the table hands the turn on (a second your_turn
+                        # could reach a receiver that got the first)
+                        self.retire_draw_link(seat, link)
+                        why = self.wait_draw_turn_moved(seat, link, soft_start, mark, card,
+                                                        "it closed the connection")
+                        return ("handed_on", why, link, None)
                     # closed before answering
                     if not link.got_reply and not resent:
                         # section 8: a link never used may have been evicted; dial again once
@@ -797,6 +973,11 @@ class Peer:
                             if result == "out":
                                 exch.finished = True
                     return (result, obj, link, exch)
+                if soft and result == "error":
+                    self.retire_draw_link(seat, link)
+                    why = self.wait_draw_turn_moved(seat, link, soft_start, mark, card,
+                                                    "error: %s" % obj.get("message"))
+                    return ("handed_on", why, link, None)
                 raise Fatal("%s answered %s with %s" % (nick, msg["cmd"], json.dumps(obj)),
                             blame=nick, reason="answered %s with %s"
                             % (msg["cmd"], obj.get("message", result)))
@@ -852,6 +1033,12 @@ class Peer:
             answer, reply, link, exch = self.ask(seat, build, ctx)
             if answer == "skip":
                 continue
+            if answer == "handed_on":
+                # 14.6 "The sender": our turn is over; the turn is the receiver's,
+                # handed on by the table if need be
+                self.log("handed_on: our your_turn to %s got no ok (%s)"
+                         % (self.players[seat], reply))
+                return True
             if answer == "out":
                 self.log("%s is out%s" % (self.players[seat],
                                           " (through the table)" if reply.get("via_table") else ""))
@@ -881,7 +1068,7 @@ class Peer:
                 if self.ended():
                     continue
                 if task[0] == "draw":
-                    self.do_draw()
+                    self.do_draw(*task[1:])
                 elif task[0] == "hold":
                     self.do_hold(task[1])
             except GameEnded:
@@ -891,14 +1078,28 @@ class Peer:
             except Exception as e:  # noqa: BLE001
                 self.set_fatal(Fatal("internal error: %r" % (e,)))
 
-    def do_draw(self):
+    def do_draw(self, origin="start", arg=None, frm=None):
+        """Draw, discard, hand the turn on (7.3). origin: "start" (player1),
+        "your_turn" (arg: the claim it replaced, see on_your_turn) or "notice"
+        (arg: the card number a draw_turn notice handed us, from `frm`)."""
+        with self.lock:
+            number = self.next_card()
+            if origin == "notice" and arg != number:
+                self.log("draw_turn for card %s: drawn already, nothing to do" % arg)
+                return
         with self.table_lock:
             reply = self.table_request({"cmd": "draw"})
             result = reply.get("result")
             if result in ("ok", "last_card"):
+                with self.lock:
+                    self.draws_done += 1
+                    self.last_drawn = number
+                    self.claimed_card = max(self.claimed_card, number)
                 card = canonical_card(reply.get("card"))
                 last = result == "last_card"
-                self.log("drew", card_str(card), "(last card)" if last else "")
+                self.log("drew", card_str(card), "(card %d)" % number,
+                         "(last card)" if last else "",
+                         "(draw turn from the table's notice)" if origin == "notice" else "")
                 if last:
                     with self.lock:
                         self.phase = "offer"
@@ -912,6 +1113,31 @@ class Peer:
             else:
                 if self.ended():
                     return
+                message = str(reply.get("message", ""))
+                if (origin == "your_turn" and self.witnessed
+                        and message.startswith("it is ")
+                        and ("turn to draw, not %s's" % self.nick) in message):
+                    with self.lock:
+                        late = self.owed_late > 0
+                        if late:
+                            self.owed_late -= 1
+                            if self.claimed_card == number and arg is not None:
+                                self.claimed_card = arg   # the claim was the late turn's
+                            pending = self.ignored_notice
+                            retake = (pending is not None and pending[0] == self.next_card()
+                                      and self.claimed_card < pending[0])
+                            if retake:
+                                self.claimed_card = pending[0]
+                                self.owed_late += 1
+                    if late:
+                        # 14.6 "The receiver of the notice": the refusal is the late
+                        # your_turn's (the table handed us that turn already): drop it
+                        self.log("late_your_turn: our draw for it was refused (%s): dropped"
+                                 % message)
+                        if retake:
+                            self.log("draw_turn: taking card %d now (from %s)" % pending)
+                            self.tasks.put(("draw", "notice", pending[0], pending[1]))
+                        return
                 raise Fatal("the table refused our draw: %s" % reply.get("message"))
         if result == "last_card":
             # 7.3 step 5: we hold the turn, exchange 1 (14.6)
@@ -1494,7 +1720,8 @@ class Peer:
                                           "closing the connection" % conn["addr"]})
                         return
                     if cmd == "your_turn":
-                        self.on_your_turn(s, conn, obj)
+                        if self.on_your_turn(s, conn, obj) == "close":
+                            return   # --no-ok-to-your-turn with close (testing)
                     else:
                         self.on_offer(s, framer, conn, obj)
                 elif cmd == "pick":
@@ -1586,12 +1813,30 @@ class Peer:
             return
         with self.lock:
             out = self.out
+            if not out:
+                # a draw turn reached us (14.6: it ends a wait for our own your_turn);
+                # we draw the next card: a notice for it is then not taken
+                self.turns_in += 1
+                prev_claim = self.claimed_card
+                self.claimed_card = max(self.claimed_card, self.next_card())
         if out:
             self.send_raw(s, self.out_reply(conn, obj))
             return
+        if (self.witnessed and self.no_ok_to_your_turn > 0
+                and self.fault_rng.random() < self.no_ok_to_your_turn):
+            # --no-ok-to-your-turn (testing): draw without answering ok; the sender
+            # must not give up (14.6 "The sender")
+            self.log("fault: not answering the your_turn from %s (%s); drawing"
+                     % (obj.get("from"), self.no_ok_how))
+            self.tasks.put(("draw", "your_turn", prev_claim))
+            if self.no_ok_how == "error":
+                self.send_raw(s, {"result": "error", "message": "fault injected: no ok"})
+            elif self.no_ok_how == "close":
+                return "close"
+            return None
         self.send_raw(s, {"result": "ok"})   # 6.1: ok at once, then draw
         self.log("your_turn from", obj.get("from"))
-        self.tasks.put(("draw",))
+        self.tasks.put(("draw", "your_turn", prev_claim))
 
     def on_offer(self, s, framer, conn, obj):
         n = obj.get("num_cards")
@@ -1881,6 +2126,8 @@ class Peer:
         threading.Thread(target=self.worker, name="worker", daemon=True).start()
         threading.Thread(target=self.dial_left_at_start, name="dial", daemon=True).start()
         if self.seat == 0:
+            with self.lock:
+                self.claimed_card = 1
             self.tasks.put(("draw",))   # 7.3 step 1
         return self.wait_for_end()
 
@@ -1983,6 +2230,8 @@ class Peer:
         for link in list(self.links.values()):
             link.close()
         for _, link, _ in list(self.retired):
+            link.close()
+        for link in list(self.stale_links):
             link.close()
         for s in list(self.inbound):
             try:
@@ -2167,6 +2416,20 @@ def main(argv=None):
                     help="in a witnessed game, ask the table about an exchange after waiting "
                          "this long for an answer, a pick or a card (default: the peer "
                          "timeout, %g s)" % PEER_TIMEOUT)
+    ap.add_argument("--drop-your-turn", type=float, default=0.0, metavar="P",
+                    help="testing, witnessed games: with probability P (seeded by --seed), do "
+                         "not send the your_turn due after a draw, as if it were lost; the "
+                         "table must hand the turn on (14.6 \"The draw turn\")")
+    ap.add_argument("--no-ok-to-your-turn", type=float, default=0.0, metavar="P",
+                    help="testing, witnessed games: with probability P, draw on a your_turn "
+                         "without answering it ok; its sender must not give up")
+    ap.add_argument("--no-ok-how", choices=("silent", "error", "close"), default="silent",
+                    help="what --no-ok-to-your-turn does instead of ok: nothing (default), "
+                         "answer error, or close the connection")
+    ap.add_argument("--late-your-turn", type=float, default=0.0, metavar="P",
+                    help="testing, witnessed games: with probability P, send the your_turn "
+                         "due after a draw %g s late, after the table has handed the turn on"
+                         % LATE_DELAY)
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--selftest", action="store_true")
     args = ap.parse_args(argv)
@@ -2176,8 +2439,13 @@ def main(argv=None):
         ap.error("--nick and --table are required")
     if args.witness_after < 0:
         ap.error("--witness-after must not be negative")
+    for name in ("drop_your_turn", "no_ok_to_your_turn", "late_your_turn"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            ap.error("--%s must be a probability, 0 to 1" % name.replace("_", "-"))
     peer = Peer(args.nick, args.table, args.host, args.seed, not args.no_verify, args.quiet,
-                witness=not args.no_witness, witness_after=args.witness_after)
+                witness=not args.no_witness, witness_after=args.witness_after,
+                drop_your_turn=args.drop_your_turn, no_ok_to_your_turn=args.no_ok_to_your_turn,
+                late_your_turn=args.late_your_turn, no_ok_how=args.no_ok_how)
     try:
         return peer.run()
     except Fatal as e:

@@ -139,3 +139,42 @@ def test_a_game_does_not_end_normally_while_an_accusation_waits() -> None:
     assert game.state is GameState.PLAYING
     game.settle()
     assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[2], "second_pick")
+
+
+# -- a witnessed game: a word ends nothing (protocol 14.6) --------------------------------
+
+
+def witnessed(players: int) -> TableGame:
+    game = started(players)
+    game.verified.update(nicks(game))
+    game.reports_exchanges = True
+    game.witnessed = True
+    game.take_events()
+    return game
+
+
+def test_in_a_witnessed_game_a_give_up_is_noted_and_its_reporter_named_only_if_it_leaves() -> None:
+    game = witnessed(4)
+    order = nicks(game)
+    text = game.give_up(order[0], order[2], "did not answer offer within 10 s")
+    assert text.startswith(f"noted: {order[0]} gave up, saying {order[2]} did not answer")
+    assert "the game goes on" in text
+    assert (game.state, game.culprit) == (GameState.PLAYING, None)
+    assert game.give_up(order[1], None, "heard nothing").startswith(f"noted: {order[1]} gave up:")
+    assert game.state is GameState.PLAYING
+    game.leave(order[0])  # it leaves while in, as it said it would: that is what is named
+    assert (game.state, game.culprit, game.rule) == (GameState.ABORTED, order[0], "left")
+
+
+def test_in_a_witnessed_game_an_accusation_the_table_cannot_prove_ends_nothing() -> None:
+    for rule, accuser, accused in (
+        ("duplicate_card", 1, 0), ("second_pick", 0, 1), ("bad_picks", 0, 1),
+        ("not_neighbour", 1, 0), ("false_out", 0, 1), ("impersonation", 2, None),
+    ):  # fmt: skip
+        game = witnessed(3)
+        order = nicks(game)
+        named = None if accused is None else order[accused]
+        text = game.accuse(order[accuser], named, rule, {})
+        assert text.startswith("noted: "), (rule, text)
+        assert (game.state, game.culprit, game.pending) == (GameState.PLAYING, None, None)
+        assert game.take_events()[-1].verdict == "noted"

@@ -60,3 +60,36 @@ def test_ring_peers_picks_are_signed_as_the_table_checks() -> None:
     # In a game that does not report its exchanges, a pick goes unsigned, as ever.
     reporting.take(None, report=False)
     assert reporting.sign(Pick(card_num=2), offer).mac is None
+
+
+def bad_picks(evidence: dict[str, Any]) -> Any:
+    play = VerifiedPlay(SEATS, KEY)
+    return play.accusation("ann", Accuse(rule="bad_picks", accused="bob", evidence=evidence), [])
+
+
+def offer_of(num_cards: int, *, sender: str = "ann", to: str = "bob") -> dict[str, Any]:
+    hashes = ["ab" * 16] * num_cards
+    mac = exchanges.offer_mac(proofs.secret_for(KEY, sender), seq=4, sender=sender, to=to,
+                              num_cards=num_cards, hashes=hashes)  # fmt: skip
+    return {"seq": 4, "num_cards": num_cards, "hashes": hashes, "mac": mac}
+
+
+def test_a_signed_pick_outside_the_offer_names_the_picker() -> None:
+    lie = bad_picks({**offer_of(3), "picks": [signed("bob", "ann", 4, 7)]})
+    assert lie is not None and (lie.rule, lie.culprit) == ("bad_picks", "bob")
+    assert "card_num 7" in lie.what
+
+
+def test_a_bad_pick_the_table_cannot_hold_to_the_picker_is_a_word() -> None:
+    inside = signed("bob", "ann", 4, 2)
+    last = signed("bob", "ann", 4, 3)  # card_num == num_cards: served as the last card (13.3)
+    outside = signed("bob", "ann", 4, 7)
+    for evidence in (
+        {**offer_of(3), "picks": [inside, last]},
+        {**offer_of(3), "picks": [signed("ann", "ann", 4, 7)]},  # the accuser's own mac
+        {**offer_of(3), "picks": [[7, "00" * 16]]},
+        {**offer_of(3, sender="cy"), "picks": [outside]},  # an offer that is not ann's
+        {**offer_of(3), "num_cards": 9, "picks": [outside]},  # its mac says 3 cards
+        {"seq": 4, "picks": [outside]},
+    ):
+        assert bad_picks(evidence) is None, evidence
