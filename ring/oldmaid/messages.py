@@ -167,14 +167,16 @@ class Received(Message, tag="received"):
 
 class Gave(Message, tag="gave"):
     """A verified offerer's report (protocol 14.6): it handed exchange ``seq`` to ``to``,
-    whose ``ok`` carried ``ack``; ``salts`` open every position of its commitment, so the
-    table checks the offer was its whole hand, each card once."""
+    whose ``ok`` carried ``ack`` and which picked ``pick``; ``salts`` open every position
+    of its commitment, so the table checks the offer was its whole hand, each card once."""
 
     to: Nick
     seq: Seq
     mac: Hex
     ack: Hex | None = None
     salts: Hashes | None = None
+    # The receiver's signed pick: proof it took the exchange when its ack is not its own.
+    pick: PickSeen | None = None
 
 
 class GameOver(Message, tag="game_over"):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import Card
-from ring.oldmaid.messages import Gave, Offer, Pick, Received, Reply, YourTurn
+from ring.oldmaid.messages import Gave, Offer, Pick, PickSeen, Received, Reply, YourTurn
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import PeerError, Turns, accusation, wire
 
@@ -146,12 +146,15 @@ class Reporting:
         self._commitments.clear()
         if not self.on or commitment is None:
             return
+        served = self._served.get(to)
+        picked = served is not None and served[0] == commitment.seq and served[2]
         report = Gave(
             to=to,
             seq=commitment.seq,
             mac=commitment.mac,
             ack=taken.ack,
             salts=list(commitment.salts),
+            pick=PickSeen(served[1], served[2]) if picked and served else None,
         )
         await self._table.post(report)
 

@@ -31,6 +31,12 @@ verified games only (``--verify``)
   ``bad-mac``            send offers whose mac is made up
   ``seq-skip``           number its offers three exchanges ahead
   ``skip-report``        take an offer and never report it
+  ``bad-ack``            the first offer of cards it gets: answer ``ok`` with a made-up
+                         ``ack`` (32 random hex digits, not its ack of the offer's mac), pick
+                         as ever (the pick signed as ever), take the card it is given (into
+                         its hand, no discard), and then never report the exchange
+                         (``received``) and never move again: it holds the turn for ever,
+                         every connection kept open, saying nothing
 as the picker
   ``double-pick``        pick twice from one offer
   ``pick-bad``           pick card numbers outside the offer, again and again
@@ -162,9 +168,10 @@ ATTACKS = (
     "ok-no-draw",
     "draw-no-ok",
     "no-hand-on",
+    "bad-ack",  # last: test_cheat_rings derives other attacks' seeds from their index
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
-                 "skip-report", "commit-one-card")  # fmt: skip
+                 "skip-report", "commit-one-card", "bad-ack")  # fmt: skip
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
 
@@ -529,6 +536,11 @@ class Cheat(verified_student.VerifiedPeer):
         if self.attack == "close-listener" and holding and self.once("close"):
             self.close_listener(f"on an offer of {num} cards from {sender}")
             return  # never answered: its connection was closed with the rest
+        if self.attack == "bad-ack" and holding and cards and self.reporting:
+            signed = all(msg.get(f) is not None for f in ("from", "seq", "hashes", "mac"))
+            if signed and num <= 53 and self.once("bad-ack"):
+                self.take_with_bad_ack(conn, msg, num, sender)
+                return
         if self.attack == "silent-receiver" and holding and cards:
             self.strike(f"never answering an offer of {num} cards from {sender}")
             self.stay_silent()
@@ -544,6 +556,29 @@ class Cheat(verified_student.VerifiedPeer):
         if self.attack in reports and holding and self.once("report"):
             self.report_falsely()
         return super().on_offer(conn, msg)
+
+    def take_with_bad_ack(self, conn, msg, num, sender):
+        """bad-ack: ok with a made-up ack, pick, keep the card, and never report or move again."""
+        bad = f"{self.cheat_rng.getrandbits(128):032x}"
+        real = verified_student.hexmac(self.secret, f"ack|{msg['mac']}")
+        while bad == real:  # never our real ack, however unlikely
+            bad = f"{self.cheat_rng.getrandbits(128):032x}"
+        with self.attempt_lock:
+            self.strike(
+                f"answering the offer of {num} cards from {sender} (exchange "
+                f"{msg['seq']}) ok with a made-up ack"
+            )
+            conn.send({"result": "ok", "ack": bad})
+        self.picking_from = msg  # our pick is signed as ever (pick_message)
+        card = self.pick_from(conn, num)
+        with self.lock:
+            self.hand.insert(self.rng.randrange(len(self.hand) + 1), card)  # no discard
+        print(
+            f"{self.nick}: took {card}; no received for exchange {msg['seq']}, and no"
+            " move ever again: holding the turn",
+            flush=True,
+        )
+        self.stay_silent()
 
     # ---- discards --------------------------------------------------------------
 

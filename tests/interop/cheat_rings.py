@@ -107,6 +107,9 @@ CAUGHT_VERIFIED = {
     "seq-skip": ("kept_turn", "turn_not_held"),
     # Its next discard of the card it never reported may come first: not_held.
     "skip-report": ("unreported", "not_held"),
+    # An ack not its own, then silence: its signed pick in the offerer's gave proves it
+    # took the exchange (14.6).
+    "bad-ack": ("unreported",),
 }
 # Witnessed games (the table as witness, 14.6): the same, and silence is named too.
 CAUGHT_WITNESSED = {

@@ -39,6 +39,7 @@ class Gave:
     mac: str
     ack: str | None
     salts: tuple[str, ...] | None = None
+    pick: tuple[int, str] | None = None  # to's signed pick: card_num, mac
 
 
 @dataclass(frozen=True)

@@ -428,6 +428,13 @@ class Ledger:
                     "reported it",
                     gave.to,
                 )
+            if self._signed_pick(gave, holder, k):
+                return Lie(
+                    "unreported",
+                    f"{gave.to} took exchange {k} from {holder} (its signed pick says so, "
+                    "though the ack it sent was not its own) and never reported it",
+                    gave.to,
+                )
             return Lie(
                 "stalled",
                 f"{holder} says it handed exchange {k} to {gave.to}, which never reported it",
@@ -441,6 +448,17 @@ class Ledger:
             + " and did nothing more",
             holder,
         )
+
+    def _signed_pick(self, gave: Gave, offerer: str, seq: int) -> bool:
+        """Whether ``gave`` carries a pick its receiver signed, from exchange ``seq`` of
+        ``offerer``'s: only the receiver's secret writes it, so it took part."""
+        if gave.pick is None or gave.to not in self._secrets:
+            return False
+        card_num, mac = gave.pick
+        expected = exchanges.pick_mac(
+            self._secrets[gave.to], picker=gave.to, offerer=offerer, seq=seq, card_num=card_num
+        )
+        return exchanges.same(mac, expected)
 
     def _mac_ok(self, got: Received, receiver: str) -> bool:
         secret = self._secrets.get(got.sender)

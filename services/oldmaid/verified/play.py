@@ -62,7 +62,10 @@ class VerifiedPlay:
     def report(self, nick: str, report: Received | Gave) -> ledger.Lie | None:
         if isinstance(report, Gave):
             salts = None if report.salts is None else tuple(report.salts)
-            entry: ledger.Entry = ledger.Gave(report.seq, report.to, report.mac, report.ack, salts)
+            pick = None if report.pick is None else (report.pick.card_num, report.pick.mac)
+            entry: ledger.Entry = ledger.Gave(
+                report.seq, report.to, report.mac, report.ack, salts, pick
+            )
         else:
             entry = ledger.Received(
                 report.seq,

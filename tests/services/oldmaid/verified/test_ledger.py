@@ -306,6 +306,28 @@ def test_an_unacked_gave_that_no_one_received_names_no_one() -> None:
     assert lie.culprit is None and set(lie.suspects) == {x.sender, x.receiver}
 
 
+def test_a_bad_ack_with_the_receivers_signed_pick_names_the_receiver_that_never_reports() -> None:
+    """The receiver answered ok with an ack not its own, picked, took the card and never
+    reported: its signed pick, which the offerer's gave carries, proves it took part."""
+    game = honest_game(21, 3)
+    x = a_card_exchange(game)
+    card_num = x.received.card_num
+    assert card_num is not None
+    signed = exchanges.pick_mac(game.secrets[x.receiver], picker=x.receiver, offerer=x.sender,
+                                seq=x.seq, card_num=card_num)  # fmt: skip
+    for pick, named in (((card_num, signed), x.receiver), ((card_num, "00" * 16), None),
+                        ((card_num + 1, signed), None)):  # fmt: skip
+        streams = _without_received(game, x)
+        gave = dataclasses.replace(x.gave, ack="ab" * 16, pick=pick)
+        streams[x.sender][streams[x.sender].index(x.gave)] = gave
+        ledger = ledger_of(game)
+        assert feed(ledger, streams, []) is None
+        lie = ledger.stalled()
+        assert lie.culprit == named, (pick, lie)
+        if named is not None:
+            assert lie.rule == "unreported" and "signed pick" in lie.what
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 6), data=st.data())
 def test_a_receiver_lying_about_its_card_is_named_and_never_the_offerer(

@@ -7,7 +7,8 @@ import random
 from typing import Any
 
 from ring.oldmaid import exchanges, proofs
-from ring.oldmaid.messages import Accuse, Offer, Pick
+from ring.oldmaid.cards import full_deck
+from ring.oldmaid.messages import Accuse, Offer, Pick, PickSeen, Reply
 from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.turns import Turns
 from services.oldmaid.verified.play import VerifiedPlay
@@ -93,3 +94,26 @@ def test_a_bad_pick_the_table_cannot_hold_to_the_picker_is_a_word() -> None:
         {"seq": 4, "picks": [outside]},
     ):
         assert bad_picks(evidence) is None, evidence
+
+
+async def test_ring_peers_gave_carries_the_pick_it_served() -> None:
+    """The offerer's report carries its receiver's signed pick (14.6): proof the receiver
+    took the exchange even when the ack in its ok was not its own."""
+    posted: list[Any] = []
+
+    class Table:
+        async def post(self, report: Any) -> None:
+            posted.append(report)
+
+    turns = Turns("ann", random.Random(3))
+    turns.take_seat([(("127.0.0.1", 1), "ann"), (("127.0.0.1", 2), "bob")])
+    for card in full_deck()[:3]:
+        turns.hand.receive(card)
+    reporting = Reporting(turns, table=Table())  # type: ignore[arg-type]
+    reporting.take(proofs.secret_for(KEY, "ann"), report=True)
+    offer = reporting.offer_to(Offer(num_cards=3, sender="ann"), "bob")
+    pick = Pick(card_num=1, mac=signed("bob", "ann", offer.seq or 0, 1)[1])
+    reporting.served("bob", pick)
+    await reporting.gave("bob", Reply(result="ok", ack="ab" * 16))
+    [gave] = posted
+    assert gave.pick == PickSeen(1, pick.mac) and gave.seq == offer.seq
