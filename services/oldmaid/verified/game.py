@@ -20,6 +20,7 @@ from ring.oldmaid.messages import (
     DrawTurn,
     Gave,
     Move,
+    OfferSeen,
     Received,
     Reply,
     Witness,
@@ -132,6 +133,21 @@ class VerifiedGame:
 
     def report(self, nick: str, report: Received | Gave) -> None:
         self.act_on(self.play.report(nick, report))
+        if isinstance(report, Gave) and self.desk is not None:
+            seen = self.play.unacked_pass(nick, report)
+            if seen is not None and self._referee.state is GameState.PLAYING:
+                self._witness_pass(nick, report.to, seen)
+
+    def _witness_pass(self, offerer: str, receiver: str, seen: OfferSeen) -> None:
+        """A pass reported with an ack not its receiver's: witnessed, as if its offerer had
+        asked (protocol 14.6), unless the table cannot (it is judged already: the
+        receiver's own report is in)."""
+        assert self.desk is not None
+        try:
+            exchange, lie = self.desk.ask(offerer, Witness(to=receiver, offer=seen))
+        except Refused:
+            return
+        self._witnessed(exchange, lie)
 
     def claimed(self, nick: str, cards: tuple[Card, Card]) -> None:
         self.act_on(self.play.claimed(nick, cards))

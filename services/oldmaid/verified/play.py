@@ -18,7 +18,7 @@ from typing import Any
 
 from ring.oldmaid import exchanges, proofs
 from ring.oldmaid.cards import Card, parse_card
-from ring.oldmaid.messages import Accuse, Gave, Received
+from ring.oldmaid.messages import Accuse, Gave, OfferSeen, Received
 from services.oldmaid.referee.events import Dealt, Discarded, RefereeEvent, WentOut
 from services.oldmaid.verified import ledger
 from services.oldmaid.verified.refusals import refused_card
@@ -78,6 +78,19 @@ class VerifiedPlay:
                 report.salt,
             )
         return self.ledger.record(nick, entry)
+
+    def unacked_pass(self, nick: str, report: Gave) -> OfferSeen | None:
+        """The pass ``nick`` reports handing on (``gave`` with no salts), as offered, if the
+        ack it carries is not its receiver's: the offerer cannot check an ack, and a
+        receiver that sent one not its own could then stall the game with two suspects,
+        so in a witnessed game the table witnesses that pass (the receiver answers it again
+        through the table, or is named). None for anything else."""
+        if report.salts != [] or report.to not in self._secrets:
+            return None
+        ack = exchanges.ack_mac(self._secrets[report.to], report.mac)
+        if report.ack is not None and exchanges.same(report.ack, ack):
+            return None
+        return OfferSeen(sender=nick, seq=report.seq, num_cards=0, hashes=[], mac=report.mac)
 
     def witness_desk(self, out: Callable[[], Collection[str]]) -> WitnessDesk:
         """The table as witness of this game's exchanges (``out``: who the table counts out)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from ring.oldmaid import exchanges, proofs
 from ring.oldmaid.cards import full_deck
-from ring.oldmaid.messages import Accuse, Offer, Pick, PickSeen, Reply
+from ring.oldmaid.messages import Accuse, Gave, Offer, Pick, PickSeen, Reply
 from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.turns import Turns
 from services.oldmaid.verified.play import VerifiedPlay
@@ -117,3 +117,21 @@ async def test_ring_peers_gave_carries_the_pick_it_served() -> None:
     await reporting.gave("bob", Reply(result="ok", ack="ab" * 16))
     [gave] = posted
     assert gave.pick == PickSeen(1, pick.mac) and gave.seq == offer.seq
+
+
+def test_a_pass_reported_with_an_ack_not_its_receivers_is_witnessed() -> None:
+    """The passer cannot check its receiver's ack; one not the receiver's would leave two
+    suspects at the stall, so a witnessed game's table witnesses that pass (14.6)."""
+    play = VerifiedPlay(SEATS, KEY)
+    mac = exchanges.offer_mac(proofs.secret_for(KEY, "ann"), seq=9, sender="ann", to="bob",
+                              num_cards=0, hashes=[])  # fmt: skip
+    good = exchanges.ack_mac(proofs.secret_for(KEY, "bob"), mac)
+    passed = Gave(to="bob", seq=9, mac=mac, ack="ab" * 16, salts=[])
+    seen = play.unacked_pass("ann", passed)
+    assert seen is not None and (seen.sender, seen.seq, seen.num_cards, seen.mac) == (
+        "ann", 9, 0, mac
+    )
+    assert play.unacked_pass("ann", Gave(to="bob", seq=9, mac=mac, ack=None, salts=[]))
+    assert play.unacked_pass("ann", Gave(to="bob", seq=9, mac=mac, ack=good, salts=[])) is None
+    cards = Gave(to="bob", seq=9, mac=mac, ack="ab" * 16, salts=["cd" * 16])
+    assert play.unacked_pass("ann", cards) is None  # an exchange of cards: its pick proves it
