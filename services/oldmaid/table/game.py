@@ -52,11 +52,11 @@ from services.oldmaid.referee.rules import (
     TableGame,
     WentOut,
 )
-from services.oldmaid.referee.stalls import stuck_reason
 from services.oldmaid.table.outcome import GameOutcome, outcome_of, record_end
 from services.oldmaid.table.records import Transcript
-from services.oldmaid.verified.game import REPORT_TIMEOUT, WITNESSED_TURN_TIMEOUT, VerifiedGame
-from services.oldmaid.verified.play import VerifiedPlay, abort_reason
+from services.oldmaid.table.turn_clock import TurnClock
+from services.oldmaid.verified.game import REPORT_TIMEOUT, VerifiedGame
+from services.oldmaid.verified.play import VerifiedPlay
 
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
@@ -111,13 +111,10 @@ class Game:
         self._nursery = nursery
         self._start_after = start_after
         self._last_pair_grace = last_pair_grace
-        self._turn_timeout = turn_timeout if turn_timeout > 0 else math.inf  # 0: no limit
+        self.clock = TurnClock(turn_timeout)  # a game that stops moving
         self._on_change = on_change  # the forming game changed: mDNS, the next game
         self._seated = trio.Event()  # every join reply has been written
         self._timer: trio.CancelScope | None = None
-        # Its deadline is turn_timeout after the last move (set once the game starts).
-        self._stuck: trio.CancelScope | None = None
-        self._last_move_at = math.inf  # trio.current_time() of the last draw, discard or out
         # An accusation that names the accused waits this long for a counter-accusation.
         self._accuse_window = accuse_window
         self.verified_only = verified_only  # --verified: only players that verify join
@@ -211,7 +208,7 @@ class Game:
                     "joined with verify does (protocol 14.6)"
                 )
             self.verified.report(nick, request)
-            self._moved()  # an exchange went through: the turn moves
+            self.clock.moved()  # an exchange went through: the turn moves
             return ok()
         if isinstance(request, Witness | Move):
             if self.verified is None:
@@ -221,10 +218,10 @@ class Game:
                 )
             reply = self.verified.witness(nick, request)
             if reply.ok:  # the exchange moves, through the table: the game is not stuck
-                self._moved()
+                self.clock.moved()
             return reply
         if isinstance(request, LeftWithTurn):
-            quiet = trio.current_time() - self._last_move_at
+            quiet = trio.current_time() - self.clock.last_move_at
             self.referee.left_with_turn(nick, request.nick, quiet=quiet)
             return ok()
         if isinstance(request, GiveUp):
@@ -274,16 +271,10 @@ class Game:
                 del fields["verified"]  # older clients only: the record as before
             self.transcript.referee(event.EVENT, **fields)
         if any(isinstance(e, Dealt | Discarded | WentOut) for e in events):
-            self._moved()
+            self.clock.moved()
         if self.referee.decided and not self._grace_armed:
             self._grace_armed = True
             self._nursery.start_soon(self._end_after_grace)
-
-    def _moved(self) -> None:
-        """Something moved in the game: its turn timeout counts from now."""
-        self._last_move_at = trio.current_time()
-        if self._stuck is not None:
-            self._stuck.deadline = self._last_move_at + self._turn_timeout
 
     async def _end_after_grace(self) -> None:
         """End a decided game whose last pairs do not come (``TableGame.decided``)."""
@@ -304,33 +295,10 @@ class Game:
     # -- a game that stops moving ------------------------------------------------
 
     async def _abort_when_stuck(self) -> None:
-        """Abort the game once nothing moves (a draw, a discard, a player out) for
-        ``turn_timeout``: a client that stops while it holds the turn, with no timeout of
-        its own among the others, would otherwise hold the game open for ever."""
-        referee = self.referee
-        while True:
-            with trio.CancelScope(deadline=trio.current_time() + self._turn_timeout) as scope:
-                self._stuck = scope
-                await self.ended.wait()
-            if not scope.cancelled_caught or referee.state is not GameState.PLAYING:
-                return
-            if self.verified is None or not self.verified.witnessing:
-                break
-            # An exchange the table witnesses: its own deadline names whoever stops it.
-        if referee.decided:
-            return  # the last-pair grace ends it
-        reason, culprit, rule = self._stuck_reason()
-        referee.abort(reason, culprit=culprit, rule=rule)
-        self.record_decisions()
-        await self.announce_end()
-
-    def _stuck_reason(self) -> tuple[str, str | None, str]:
-        """Who stopped the game, as far as the table can know it: words, culprit, rule."""
-        waited = f"{self._turn_timeout:g} s"
-        if self.verified is not None and self.referee.turn is None:
-            lie = self.verified.play.stalled()
-            return f"nothing moved for {waited}: {abort_reason(lie)}", lie.culprit, lie.rule
-        return stuck_reason(self.referee, waited), None, "stalled"
+        """Run the turn clock (``TurnClock``); record and announce the abort it makes."""
+        if await self.clock.run(self.referee, self.verified, self.ended):
+            self.record_decisions()
+            await self.announce_end()
 
     # -- the start -------------------------------------------------------------
 
@@ -368,16 +336,14 @@ class Game:
         verified = [seat.nick for seat in seats if seat.nick in self.referee.verified]
         witnessed = len(verified) == len(seats) and self.witnesses >= set(verified)
         if witnessed:
-            # Every wait an honest player has goes through the table, so a turn kept this
-            # long is kept (14.6): named before the peers' idle timeout ends the game.
-            self._turn_timeout = min(self._turn_timeout, WITNESSED_TURN_TIMEOUT)
-        if self._turn_timeout < math.inf:
+            self.clock.witnessed()
+        if self.clock.timeout < math.inf:
             self._nursery.start_soon(self._abort_when_stuck)
         if len(verified) == len(seats):  # protocol 14.6: every exchange is reported
             self.verified = VerifiedGame(
                 VerifiedPlay(verified, self._key),
                 self.referee,
-                report_timeout=min(self._turn_timeout, REPORT_TIMEOUT),
+                report_timeout=min(self.clock.timeout, REPORT_TIMEOUT),
                 ended=self.ended,
                 on_decided=self._decided,
                 **({"witness": self._notify, "nursery": self._nursery} if witnessed else {}),
