@@ -131,3 +131,16 @@ async def test_an_ok_lost_on_the_way_ends_its_senders_wait_when_the_turn_comes_b
     [handed] = seen["handed_on"]
     assert handed["to"] == "p0" and handed["nick"] != "p0"
 
+
+
+async def test_an_offer_lost_on_the_way_reaches_its_receiver_through_the_table() -> None:
+    """p0's first offer never arrives: after its peer timeout p0 asks the table, and the
+    receiver, which never had it, takes it from the table's notice as a turn like any
+    other (``Witnessing._take_from_table``); the game ends as ever."""
+    table, results, events = await play(3, 12, None, 0, loses=b'"cmd":"offer"')
+    assert table.loser is not None and table.culprit is None, table.line
+    assert all(isinstance(result, Outcome) for result in results.values()), results
+    [asked] = [e for e in events if e.get("event") == "witness" and e["nick"] == "p0"]
+    [taken] = [e for e in events if e.get("event") == "witnessed"]
+    assert taken["nick"] == asked["to"] and taken["seq"] == asked["seq"]
+    assert taken["move"] == "answer" and taken["owes"] == taken["nick"]
