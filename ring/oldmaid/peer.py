@@ -9,18 +9,19 @@
 - the stall watch (``StallWatch``): a player who left holding the turn;
 - the suspicion checks (``Suspicion``): what reaches us that only a cheat or
   a bug explains, reported to the table (``accuse``) before we leave;
-- the table (``TableSide``): join, draw, discard, out_of_cards, the end.
+- the table (``TableSide``): join, draw, discard, out_of_cards, the end;
+- the inbound side (``Taking``): each turn handed to us, answered and queued.
 
 Exactly one turn travels round the ring, so the task that serves an inbound
 connection and the task that hands the turn on never touch the hand at the
 same time: the inbound side receives the turn and passes it, through a
-channel, to the one task that acts on it.
+channel, to the one task that acts on it (the turn loop here: holding the
+turn, drawing, offering).
 """
 
 from __future__ import annotations
 
 import argparse
-import enum
 import math
 import random
 import sys
@@ -33,7 +34,7 @@ from ring.games.events import EventLog
 from ring.oldmaid.draw_turns import DrawTurns
 from ring.oldmaid.hand import Hand
 from ring.oldmaid.links import Links
-from ring.oldmaid.messages import Draw, DrawTurn, GameOver, Join, Offer, YourTurn, error
+from ring.oldmaid.messages import Draw, GameOver, Join, Offer
 from ring.oldmaid.peer_config import PeerConfig as PeerConfig  # re-exported
 from ring.oldmaid.peer_config import config_from_args
 from ring.oldmaid.picks import PICK_PAUSE_FACTOR as PICK_PAUSE_FACTOR  # re-exported
@@ -41,6 +42,7 @@ from ring.oldmaid.picks import PICK_PAUSE_MAX as PICK_PAUSE_MAX  # re-exported
 from ring.oldmaid.picks import Picks
 from ring.oldmaid.suspicion import Suspicion
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide, as_peer_error
+from ring.oldmaid.taking import Taking, Turn, log_phase_change
 from ring.oldmaid.turns import (
     AfterDraw,
     Outcome,
@@ -54,13 +56,6 @@ from ring.oldmaid.turns import fault as fault  # re-exported
 from ring.oldmaid.walk import Walk
 from ring.oldmaid.watch import StallWatch
 from ring.wire.transport import Connection, plain_ip
-
-
-class Turn(enum.Enum):
-    """A turn handed to this peer: what it must do with it."""
-
-    DRAW = "draw"
-    OFFER = "offer"
 
 
 class Peer:
@@ -77,10 +72,18 @@ class Peer:
         self.watch = StallWatch(config.stall_timeout, self.turns, self.table, self.log)
         self.suspicion = Suspicion(self.turns, self.table)
         self.walk = Walk(self.turns, self.links, self.suspicion, self.log)
-        self._draw_turn_request: YourTurn | None = None  # the last draw turn handed to us
-        self.draw_turns = DrawTurns()  # which draw turns we act on (the table's too, 14.6)
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
+        self.taking = self._taking()
+
+    def _taking(self) -> Taking:
+        """The inbound side: the turns handed to us (a test's faulty peer bends it)."""
+        return Taking(self.turns, self.links, self.picks, self.table, self.suspicion,
+                      self.watch, self.log, seated=self.seated, queue=self._turns_in)  # fmt: skip
+
+    @property
+    def draw_turns(self) -> DrawTurns:
+        return self.taking.draw_turns
 
     @property
     def hand(self) -> Hand:
@@ -120,7 +123,7 @@ class Peer:
         )
         stream = await self.table.connect(*address)
         host = config.host or plain_ip(stream.socket.getsockname()[0])
-        _, port = await nursery.start(self.links.listen, host, config.port, self._serve_right)
+        _, port = await nursery.start(self.links.listen, host, config.port, self.taking.serve_right)
         task_status.started(port)
         await nursery.start(self.table.run)
         nursery.start_soon(self._announce_game_over)
@@ -165,19 +168,11 @@ class Peer:
         witnessing.nursery = nursery
 
         async def take(link: Any, offer: Offer) -> None:
-            await self._take_request(link, offer, offer.sender)
+            await self.taking.take_request(link, offer, offer.sender)
 
         witnessing.take = take
-        witnessing.draw_turn = self._draw_turn_from_table
+        witnessing.draw_turn = self.taking.draw_turn_from_table
         self.table.on_witnessed(witnessing.noticed)
-
-    def _draw_turn_from_table(self, notice: DrawTurn) -> None:
-        """The table hands us the draw turn (protocol 14.6, "The draw turn"): ours to act
-        on unless we are drawing that card already, or have drawn it."""
-        if self.draw_turns.by_table(notice.draw):
-            self.log.write("draw_turn", draw=notice.draw, **{"from": notice.sender})
-            self.watch.note_progress()
-            self._queue_draw()
 
     async def _play_seated(self, nursery: trio.Nursery) -> Outcome:
         config = self.config
@@ -277,7 +272,7 @@ class Peer:
                 # which any copy carries, proves nothing about when it was sent).
                 self.log.write("late_your_turn", message=reply.message)
                 return
-            handed = self._draw_turn_request
+            handed = self.taking.last_draw_turn
             sender = handed.sender if handed is not None else None
             raise accusation(
                 sender,
@@ -347,111 +342,10 @@ class Peer:
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
         await self.picks.serve_pick(link, seat, offered)
 
-    # -- a turn handed to us -------------------------------------------------------
-
-    async def _serve_right(self, stream: trio.SocketStream) -> None:
-        """One connection dialled in to us (``ring.wire.net.listen`` runs one a connection)."""
-        await self.links.handle(stream, self._take_request)
-
-    async def _take_request(
-        self, link: Connection, request: YourTurn | Offer, known: str | None
-    ) -> None:
-        """A turn handed to us; ``known``: its sender, where its proof makes that certain."""
-        self.watch.note_progress()
-        # Whoever we handed our last draw turn to has drawn: a turn came round (14.6).
-        self.links.witnessing.turn_came_back()
-        try:
-            if isinstance(request, YourTurn):
-                await self._answer_your_turn(link, request, known)
-            elif isinstance(request, Offer):
-                await self._answer_offer(link, request, known)
-        except PeerError as exc:
-            await self.table.give_up(exc, seated=self.seated.is_set())
-
-    async def _answer_your_turn(
-        self, link: Connection, request: YourTurn, known: str | None
-    ) -> None:
-        answer = self.links.reporting.out_ack(self.turns.answer(), request.sender)
-        if answer.ok:
-            await self.suspicion.refuse_turn(link, request, known)
-        await link.send(answer)
-        if answer.ok:
-            self._draw_turn_request = request
-            if self.draw_turns.by_your_turn():
-                self._queue_draw()
-
-    def _queue_draw(self) -> None:
-        """A draw turn for the turn loop. If it is still waiting for the ok to the last
-        draw turn we handed on, that is over: the turn went round, so its receiver drew."""
-        self.links.witnessing.turn_came_back()
-        self._turns_in.send_nowait(Turn.DRAW)
-
-    async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
-        reporting = self.links.reporting
-        missing = reporting.missing(offer)
-        if missing is not None:
-            await link.send(error(missing))
-            return
-        phase = self.turns.phase
-        self.turns.enter_offer_phase()
-        self._log_phase_change(phase)
-        if self.turns.out_of_cards:
-            await self.table.go_out()
-        answer = reporting.ack(self.turns.answer(), offer)
-        if answer.ok and not reporting.on:  # in a verified game the table's ledger judges
-            await self.suspicion.refuse_turn(link, offer, known)
-        if not answer.ok or offer.num_cards == 0:
-            await link.send(answer)  # else take_pick sends it, with or before its pick
-        if not answer.ok:
-            return
-        if offer.num_cards == 0:
-            self.turns.passes += 1
-            self.log.write("turn", **{"from": offer.sender})
-            await reporting.received(offer)
-            self._turns_in.send_nowait(Turn.OFFER)
-            return
-        picked = await self.picks.take_pick(link, offer, answer)
-        if picked is None:
-            return  # the end: the turn loop hears it from the table
-        card_num, card, salt = picked
-        self.log.write(
-            "pick",
-            card_num=card_num,
-            card=wire(card),
-            num_cards=offer.num_cards,
-            stream=offer.stream,
-            **{"from": offer.sender},
-        )
-        try:
-            reporting.check_card(offer, card_num, card, salt)
-        except PeerError:
-            # Not what the offer committed to. A card of another position: our refusal
-            # proves it. Else, in a witnessed game, the offerer gives it again through the
-            # table, which names it if that one is wrong too (14.6).
-            if reporting.opens_another(offer, card, salt):
-                raise
-            again = await self.links.witnessing.card_again(link)
-            if again is None:
-                raise
-            card, salt = again
-            reporting.check_card(offer, card_num, card, salt)
-        problem = self.suspicion.card(card, offer)
-        if problem is not None and reporting.on:
-            # The offer committed to this card: the ledger names its giver (14.6).
-            await reporting.received(offer, card_num, card, salt)
-            await self.table.wait_for_verdict()
-        if problem is not None:
-            raise problem
-        await reporting.received(offer, card_num, card, salt)
-        self.turns.picked(card)
-        await self.table.discard_pairs()
-        self._turns_in.send_nowait(Turn.OFFER)
-
     # -- the event log -------------------------------------------------------------
 
     def _log_phase_change(self, before: Phase) -> None:
-        if self.turns.phase is not before:
-            self.log.write("phase", phase=self.turns.phase.value)
+        log_phase_change(self.turns, self.log, before)
 
     def _hand_on_wire(self) -> list[list[str]]:
         return [wire(card) for card in self.turns.hand.cards]

@@ -143,8 +143,9 @@ GAMES: dict[str, Game] = {
         "oldmaid",
         (
             ("ring/oldmaid/peer.py", tuple(f"Peer.{m}" for m in (
-                "_take_turns", "_next_turn", "_draw_turn", "_hand_on_draw", "_offer_turn",
-                "_take_request", "_answer_your_turn", "_answer_offer"))),
+                "_take_turns", "_next_turn", "_draw_turn", "_hand_on_draw", "_offer_turn"))),
+            ("ring/oldmaid/taking.py", tuple(f"Taking.{m}" for m in (
+                "take_request", "answer_your_turn", "answer_offer"))),
             ("ring/oldmaid/turns.py", tuple(f"Turns.{m}" for m in (
                 "seats_to_ask", "drawn", "discarded", "enter_offer_phase", "out_of_cards",
                 "went_out", "took", "no_one_took", "give", "answer", "choose_pick", "picked"))),

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ring.oldmaid.messages import DrawTurn, Offer, YourTurn, ok
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from ring.oldmaid.taking import Taking
 from ring.wire.transport import Connection
 from services.oldmaid.table.server import TableConfig, serve_table
 
@@ -33,6 +34,37 @@ from services.oldmaid.table.server import TableConfig, serve_table
 TIMEOUT = 1.0
 
 
+class FaultyTaking(Taking):
+    """The inbound side of a faulty peer: its faults that strike when a turn reaches it."""
+
+    def __init__(self, faulty: Faulty, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._faulty = faulty
+
+    async def answer_your_turn(
+        self, link: Connection, request: YourTurn, known: str | None
+    ) -> None:
+        if self._faulty.fault == "freeze_draw" and self._faulty.struck():
+            await trio.sleep_forever()  # stopped, as by SIGSTOP: the connection stays open
+        await super().answer_your_turn(link, request, known)
+
+    def draw_turn_from_table(self, notice: DrawTurn) -> None:
+        if self._faulty.fault == "freeze_draw" and self._faulty.stopped:
+            return  # stopped: it reads nothing more, the table's notices neither
+        super().draw_turn_from_table(notice)
+
+    async def answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
+        faulty = self._faulty
+        if faulty.fault == "freeze_offer" and faulty.struck():
+            await trio.sleep_forever()
+        if faulty.fault in ("mute_when_out", "freeze_when_out") and faulty.out:
+            await trio.sleep_forever()  # out, keeps the connection, never answers
+        if faulty.fault == "no_card" and offer.num_cards > 0 and faulty.struck():
+            await link.send_or_close(ok())
+            await trio.sleep_forever()  # accepted the offer, never picks
+        await super().answer_offer(link, offer, known)
+
+
 class Faulty(Peer):
     """A peer with one fault, striking at its ``strike``-th turn request."""
 
@@ -40,37 +72,24 @@ class Faulty(Peer):
     strike = 0
 
     def __init__(self, config: PeerConfig) -> None:
-        super().__init__(config)
         self.requests = 0
+        super().__init__(config)
 
-    def _struck(self) -> bool:
+    def _taking(self) -> Taking:
+        return FaultyTaking(self, self.turns, self.links, self.picks, self.table,
+                            self.suspicion, self.watch, self.log, seated=self.seated,
+                            queue=self._turns_in)  # fmt: skip
+
+    def struck(self) -> bool:
         self.requests += 1
         return self.requests > self.strike
 
-    async def _answer_your_turn(
-        self, link: Connection, request: YourTurn, known: str | None
-    ) -> None:
-        if self.fault == "freeze_draw" and self._struck():
-            await trio.sleep_forever()  # stopped, as by SIGSTOP: the connection stays open
-        await super()._answer_your_turn(link, request, known)
-
-    def _draw_turn_from_table(self, notice: DrawTurn) -> None:
-        if self.fault == "freeze_draw" and self.requests > self.strike:
-            return  # stopped: it reads nothing more, the table's notices neither
-        super()._draw_turn_from_table(notice)
-
-    async def _answer_offer(self, link: Connection, offer: Offer, known: str | None) -> None:
-        if self.fault == "freeze_offer" and self._struck():
-            await trio.sleep_forever()
-        if self.fault in ("mute_when_out", "freeze_when_out") and self.out:
-            await trio.sleep_forever()  # out, keeps the connection, never answers
-        if self.fault == "no_card" and offer.num_cards > 0 and self._struck():
-            await link.send_or_close(ok())
-            await trio.sleep_forever()  # accepted the offer, never picks
-        await super()._answer_offer(link, offer, known)
+    @property
+    def stopped(self) -> bool:
+        return self.requests > self.strike
 
     async def _serve_pick(self, link: Connection, seat: int, offered: int) -> None:
-        if self.fault == "hold_card" and self._struck():
+        if self.fault == "hold_card" and self.struck():
             await trio.sleep_forever()  # offered, then never gives the picked card
         await super()._serve_pick(link, seat, offered)
 

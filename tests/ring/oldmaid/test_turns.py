@@ -393,7 +393,7 @@ class Ring:
         return self.answer(target, request)
 
     def answer(self, turns: Turns, request: TurnRequest) -> Reply:
-        """The peer's ``_answer_your_turn`` and ``_answer_offer`` up to its reply."""
+        """The peer's ``Taking.answer_your_turn`` and ``answer_offer`` up to its reply."""
         if isinstance(request, Offer):
             turns.enter_offer_phase()
             if turns.out_of_cards:

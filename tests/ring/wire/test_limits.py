@@ -232,7 +232,7 @@ async def test_invalid_messages_do_not_buy_a_stray_more_time_at_a_peer(
 
     async def handle() -> None:
         try:
-            await peer._serve_right(theirs)
+            await peer.taking.serve_right(theirs)
         finally:
             await theirs.aclose()
 
