@@ -75,6 +75,7 @@ class Peer:
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
         self.taking = self._taking()
+        self.taking.withhold_ok_from = config.withhold_ok_from
 
     def _taking(self) -> Taking:
         """The inbound side: the turns handed to us (a test's faulty peer bends it)."""

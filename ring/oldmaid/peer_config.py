@@ -67,6 +67,9 @@ class PeerConfig:
     # withhold_your_turn_to: in a witnessed game, never send that player our first
     # your_turn, so that the table hands it the draw turn (14.6, "The draw turn").
     withhold_your_turn_to: str | None = None
+    # withhold_ok_from: in a witnessed game, draw on that player's first your_turn without
+    # answering it ok, so that it must not give up on it (14.6, "The draw turn").
+    withhold_ok_from: str | None = None
     on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id

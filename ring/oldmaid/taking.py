@@ -66,6 +66,8 @@ class Taking:
         self._queue = queue
         self.draw_turns = DrawTurns()  # which draw turns we act on (the table's too, 14.6)
         self.last_draw_turn: YourTurn | None = None  # the last your_turn handed to us
+        # ring check's stand-in for an ok lost on the way (PeerConfig.withhold_ok_from).
+        self.withhold_ok_from: str | None = None
 
     async def serve_right(self, stream: trio.SocketStream) -> None:
         """One connection dialled in to us (``ring.wire.net.listen`` runs one a connection)."""
@@ -92,7 +94,12 @@ class Taking:
         answer = self._links.reporting.out_ack(self._turns.answer(), request.sender)
         if answer.ok:
             await self._suspicion.refuse_turn(link, request, known)
-        await link.send(answer)
+        withheld = self.withhold_ok_from
+        if withheld is not None and withheld == request.sender and self._links.witnessing.on:
+            self.withhold_ok_from = None  # drawn on, never answered: its sender must wait on
+            self._log.write("withheld_ok", to=withheld)
+        else:
+            await link.send(answer)
         if answer.ok:
             self.last_draw_turn = request
             if self.draw_turns.by_your_turn():

@@ -431,8 +431,10 @@ async def _our_player(
             # a verified game's offers (a commitment a card) take seconds to arrive.
             verify=not (part.leaves_when_out or split),
             witness_after=ASK_AT_ONCE if stage.witnessed else None,
-            # The table hands it a draw turn too (14.6, "The draw turn").
+            # The table hands it a draw turn too, and one of its own goes unanswered though
+            # drawn on (14.6, "The draw turn"): it draws on the one, waits on the other.
             withhold_your_turn_to=PROGRAM if stage.witnessed else None,
+            withhold_ok_from=PROGRAM if stage.witnessed else None,
         )
     )
     with leave:
