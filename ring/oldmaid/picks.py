@@ -20,7 +20,7 @@ import trio
 from ring.games.events import EventLog
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Offer, Pick, Reply, error
-from ring.oldmaid.protocol import Answered, Closed, Invalid
+from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
 from ring.oldmaid.reporting import Reporting
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import MAX_BAD_PICKS, Turns, accusation, fault, wire
@@ -153,6 +153,9 @@ class Picks:
             except trio.TooSlowError:
                 nick = self._turns.nick
                 raise await blame(f"did not answer {nick}'s pick within {timeout:g} s") from None
+            except RemoteProtocolError as exc:
+                # Not a reply we can read: the offerer's, on the link we took its offer by.
+                raise await blame(f"answered the pick with something unreadable ({exc})") from None
             if isinstance(event, Closed):
                 if await self._table.game_is_over():
                     return None

@@ -28,7 +28,7 @@ from ring.oldmaid.messages import (
     Witnessed,
     YourTurn,
 )
-from ring.oldmaid.protocol import Answered, Closed, Invalid, Role
+from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError, Role
 from ring.wire.transport import Connection
 
 # After asking, how long to wait for each of the table's notices: the player that owes
@@ -233,7 +233,10 @@ class WitnessedLink:
             exchange.waiting = scope
             try:
                 while True:
-                    event = await self.conn.receive(timeout=math.inf)
+                    try:
+                        event = await self.conn.receive(timeout=math.inf)
+                    except RemoteProtocolError:
+                        event = Closed()  # a reply we cannot read: this link is done with
                     if isinstance(event, Invalid) and self.awaiting in (ANSWER, CARD):
                         continue  # not the reply, and not one we can answer: wait on
                     if not isinstance(event, Closed):

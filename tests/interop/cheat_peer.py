@@ -37,6 +37,13 @@ verified games only (``--verify``)
                          its hand, no discard), and then never report the exchange
                          (``received``) and never move again: it holds the turn for ever,
                          every connection kept open, saying nothing
+  ``offer-ahead``        once in the offer phase, when it does not hold the turn (its offer
+                         was just picked) and still holds a card: dial the next player in to
+                         its left and offer it its whole hand, committed and with its own
+                         good mac, numbered three above the highest exchange it has seen (an
+                         exchange it has no right to make); serve the pick honestly (the
+                         card picked, with its salt), send its ``gave`` (with the ack and the
+                         signed pick), and play on as ever
 as the picker
   ``double-pick``        pick twice from one offer
   ``pick-bad``           pick card numbers outside the offer, again and again
@@ -168,10 +175,11 @@ ATTACKS = (
     "ok-no-draw",
     "draw-no-ok",
     "no-hand-on",
-    "bad-ack",  # last: test_cheat_rings derives other attacks' seeds from their index
+    "bad-ack",
+    "offer-ahead",  # last: test_cheat_rings derives other attacks' seeds from their index
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
-                 "skip-report", "commit-one-card", "bad-ack")  # fmt: skip
+                 "skip-report", "commit-one-card", "bad-ack", "offer-ahead")  # fmt: skip
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
 
@@ -230,6 +238,7 @@ class Cheat(verified_student.VerifiedPeer):
         self.last_given = None
         self.done_once = set()
         self.listener_closed = False  # close-listener: we closed it, and its connections
+        self.seen_seq = 0  # the highest exchange number we have seen: offered to us or by us
         self.stats.update(attack=self.attack, struck=0, struck_at=None)
         # Held from a cheating request until its strike is recorded: the main thread can
         # see the game end (its status poll) between the reply and the record, and must
@@ -302,8 +311,16 @@ class Cheat(verified_student.VerifiedPeer):
     def next_seq(self):
         if self.attack == "seq-skip" and self.reporting:
             self.strike("numbering its offer three exchanges ahead")
-            return self.held_seq + 3
-        return super().next_seq()
+            seq = self.held_seq + 3
+        else:
+            seq = super().next_seq()
+        self.saw_seq(seq)
+        return seq
+
+    def saw_seq(self, seq):
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            with self.lock:
+                self.seen_seq = max(self.seen_seq, seq)
 
     def commit(self, to, n, sender):
         fields = super().commit(to, n, sender)
@@ -414,6 +431,105 @@ class Cheat(verified_student.VerifiedPeer):
         impersonating = self.attack == "impersonate-offer" and not self.is_out and self.hand
         if impersonating and beyond and self.once("impersonate"):
             self.impersonate(beyond[0], {"cmd": "offer", "num_cards": 1})
+        # Our offer of cards was picked: the picker holds the turn now, not us.
+        if self.attack == "offer-ahead" and self.reporting and n > 0:
+            with self.lock:
+                holding = bool(self.hand) and not self.is_out
+            if holding and self.once("ahead"):
+                self.offer_ahead()
+
+    def next_in_seat(self):
+        """The first seat to our left that the table does not list as out (None: none)."""
+        out = self.status().get("out") or []
+        return next((s for s in self.left_seats() if self.players[s][2] not in out), None)
+
+    def offer_ahead(self):
+        """offer-ahead: offer our whole hand, three exchanges past any we saw, not holding the turn.
+
+        Everything in it is well formed and our own: the commitment is our hand, the mac is
+        ours, the pick is served with the salt of its position and the gave follows. Only the
+        turn is not ours (the table should find it: turn_not_held)."""
+        try:
+            seat = self.next_in_seat()
+        except PeerError as exc:
+            print(f"{self.nick}: no status for offer-ahead: {exc}", flush=True)
+            return
+        if seat is None:
+            return
+        to = self.players[seat][2]
+        with self.lock:
+            cards = list(self.hand)
+            seq = self.seen_seq + 3
+        n = len(cards)
+        salts = [verified_student.hexmac(self.secret, f"salt|{seq}|{i}") for i in range(n)]
+        hashes = [verified_student.card_hash(s, c) for s, c in zip(salts, cards, strict=True)]
+        mac = verified_student.hexmac(
+            self.secret, f"offer|{seq}|{self.nick}|{to}|{n}|{','.join(hashes)}"
+        )
+        msg = {
+            "cmd": "offer",
+            "num_cards": n,
+            "from": self.nick,
+            "proof": verified_student.hexmac(self.secret, to),
+            "seq": seq,
+            "hashes": hashes,
+            "mac": mac,
+        }
+        try:
+            conn = self.dial(seat)
+        except OSError as exc:
+            print(f"{self.nick}: cannot dial {to} for offer-ahead: {exc}", flush=True)
+            return
+        try:
+            with self.attempt_lock:
+                self.strike(
+                    f"offering {to} its {n} cards as exchange {seq}, not holding the turn"
+                    f" (the highest exchange it saw: {seq - 3})"
+                )
+                rep = conn.request(msg)
+            print(f"{self.nick}: {to} answered the offer ahead {rep}", flush=True)
+            if rep.get("result") == "ok":
+                self.serve_ahead_pick(conn, to, seq, cards, salts, mac, rep.get("ack"))
+        except (ConnClosed, ReplyTimeout, PeerError) as exc:
+            print(f"{self.nick}: the offer ahead to {to} failed: {exc}", flush=True)
+        finally:
+            conn.close()
+
+    def serve_ahead_pick(self, conn, to, seq, cards, salts, mac, ack):
+        """The pick of our offer ahead, served honestly, then its gave (14.6)."""
+        deadline = time.monotonic() + student_peer.REPLY_TIMEOUT
+        for _ in range(student_peer.MAX_BAD_PICKS):
+            try:
+                pick = conn.recv(deadline)
+            except BadInput as exc:
+                conn.send({"result": "error", "message": str(exc)})
+                continue
+            k = pick.get("card_num")
+            if pick.get("cmd") != "pick" or student_peer.pick_index(k, len(cards), False) != k:
+                conn.send({"result": "error", "message": f"no card {k!r} of {len(cards)}"})
+                continue
+            card = cards[k]
+            with self.lock:
+                if card in self.hand:
+                    self.hand.remove(card)
+                empty = not self.hand
+            conn.send({"result": "ok", "card": list(card), "salt": salts[k]})
+            print(f"{self.nick}: gave {card} for pick {k} of the offer ahead", flush=True)
+            gave = {
+                "cmd": "gave",
+                "to": to,
+                "seq": seq,
+                "mac": mac,
+                "ack": ack,
+                "salts": salts,
+                "pick": {"card_num": k, "mac": pick.get("mac")},
+            }
+            rep = self.table_request(gave)  # before we go out: the card leaves first
+            print(f"{self.nick}: the table said {rep} to our gave of exchange {seq}", flush=True)
+            if empty:
+                self.go_out()
+            return
+        print(f"{self.nick}: {student_peer.MAX_BAD_PICKS} bad picks of the offer ahead", flush=True)
 
     def impersonate(self, seat, msg):
         """Dial ``seat`` and hand it a turn as the player to its right."""
@@ -527,6 +643,7 @@ class Cheat(verified_student.VerifiedPeer):
         return card
 
     def on_offer(self, conn, msg):
+        self.saw_seq(msg.get("seq"))
         with self.lock:
             self.phase = "offer"
             holding = bool(self.hand) and not self.is_out

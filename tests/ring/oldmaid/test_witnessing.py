@@ -35,6 +35,24 @@ class DropsOnce(PassThrough):
         await self._stream.send_all(data)
 
 
+class BendsRead(PassThrough):
+    """A peer's link whose first read holding ``needle`` comes as ``instead`` (b"": the
+    connection closes there)."""
+
+    def __init__(
+        self, stream: trio.SocketStream, needle: bytes, instead: bytes, bent: list[bytes]
+    ) -> None:
+        super().__init__(stream)
+        self._needle, self._instead, self._bent = needle, instead, bent
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        data = await self._stream.receive_some(max_bytes)
+        if not self._bent and self._needle in data:
+            self._bent.append(data)
+            return self._instead
+        return data
+
+
 async def play(
     players: int,
     seed: int,
@@ -42,8 +60,10 @@ async def play(
     asking: int,
     *,
     loses: bytes | None = None,
+    reads: tuple[bytes, bytes] | None = None,
 ) -> tuple[TableOutcome, dict[str, Outcome | PeerError], list[dict[str, Any]]]:
-    """A game; with ``loses``, p0's first write to a neighbour holding those bytes is lost."""
+    """A game; with ``loses``, p0's first write to a neighbour holding those bytes is lost;
+    with ``reads`` (needle, instead), its first read holding the needle comes bent."""
     config = TableConfig(players=players, port=0, seed=seed, linger=1.0, turn_timeout=20.0)
     outcomes: list[TableOutcome] = []
     results: dict[str, Outcome | PeerError] = {}
@@ -71,8 +91,10 @@ async def play(
                         witness_after=witness_after if index < asking else None,
                         on_event=events.append,
                         wrap_stream=(
-                            None if loses is None or index
-                            else lambda stream: DropsOnce(stream, loses, lost)
+                            None if index
+                            else (lambda stream: DropsOnce(stream, loses, lost)) if loses
+                            else (lambda stream: BendsRead(stream, *reads, lost)) if reads
+                            else None
                         ),
                     ),
                 )  # fmt: skip
@@ -144,3 +166,20 @@ async def test_an_offer_lost_on_the_way_reaches_its_receiver_through_the_table()
     [taken] = [e for e in events if e.get("event") == "witnessed"]
     assert taken["nick"] == asked["to"] and taken["seq"] == asked["seq"]
     assert taken["move"] == "answer" and taken["owes"] == taken["nick"]
+
+
+@pytest.mark.parametrize(
+    ("instead", "why"), [(b'{"result":ok}\n', "garbage"), (b"", "a closed connection")]
+)
+async def test_a_card_that_comes_as_garbage_or_not_at_all_comes_through_the_table(
+    instead: bytes, why: str
+) -> None:
+    """p0's first card after its pick comes as ``why``: a reply it cannot read, like a
+    closed link, sends it to the table at once (before, the unreadable one ended the
+    task that took the offer, and the table named p0 for the report it never sent). The
+    offerer gives the card again there, and the game ends as ever."""
+    table, results, events = await play(3, 12, None, 0, reads=(b'"salt"', instead))
+    assert table.loser is not None and table.culprit is None, (why, table.line)
+    assert all(isinstance(result, Outcome) for result in results.values()), results
+    asked = [e for e in events if e.get("event") == "witness" and e["nick"] == "p0"]
+    assert len(asked) == 1, (why, asked)
