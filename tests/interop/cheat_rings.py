@@ -105,11 +105,14 @@ CAUGHT_VERIFIED = {
     "bad-mac": ("bad_mac",),
     "false-receipt": ("false_receipt",),
     "seq-skip": ("kept_turn", "turn_not_held"),
-    # Its next discard of the card it never reported may come first: not_held.
-    "skip-report": ("unreported", "not_held"),
+    # Its next discard of the card it never reported may come first (not_held), or its
+    # next offer, which no turn it reported came before (turn_not_held).
+    "skip-report": ("unreported", "not_held", "turn_not_held"),
     # An ack not its own, then silence: its signed pick in the offerer's gave proves it
     # took the exchange (14.6).
     "bad-ack": ("unreported",),
+    # An offer numbered ahead, with no turn since its last offer: its own reports show it.
+    "offer-ahead": ("turn_not_held",),
 }
 # Witnessed games (the table as witness, 14.6): the same, and silence is named too.
 CAUGHT_WITNESSED = {

@@ -67,8 +67,9 @@ def test_no_honest_player_is_ever_named(attack: str, players: int, seed: int) ->
 
 
 # Verified games (protocol 14.6): every attack names the cheater with its rule.
-# The ring and seed of an attack whose default ones never let it strike.
-VERIFIED_GAMES = {"out-with-joker": (6, 27_503)}
+# The ring and seed of an attack whose default ones never let it strike (steer-pick strikes
+# only when a pick lands on a card it can steer: 3 games in 8).
+VERIFIED_GAMES = {"out-with-joker": (6, 27_503), "steer-pick": (6, 27_523)}
 
 
 @pytest.mark.parametrize(
@@ -99,14 +100,18 @@ def test_no_honest_player_is_ever_named_in_a_verified_game(
 
 
 # Witnessed games (14.6, the table as witness): what a verified game still ended naming
-# no one, a silent neighbour and a card that opens no position, names the cheater; an out
-# the table does not count is taken to the table with its ack.
+# no one, a silent neighbour (in the offers or the draws) and a card that opens no
+# position, names the cheater; an out the table does not count is taken to the table
+# with its ack.
 WITNESSED = (
     "silent-receiver",
     "silent-offerer",
     "give-uncommitted",
     "answer-out",
     "close-listener",
+    # The table hands it the draw turn, and it does not draw (14.6, "The draw turn").
+    "silent-drawer",
+    "ok-no-draw",
 )
 
 

@@ -46,15 +46,40 @@ class Ledger:
         self.holder: str | None = None  # who holds the turn of the offers, for certain
         self.settled: dict[int, tuple[str, str, str]] = {}  # seq -> (offerer, receiver, mac)
         self.lie: Lie | None = None
+        # Each player's last offer reported, while no turn has reached it since: a second
+        # offer then is a turn it never had (``_offers_twice``).
+        self._offered: dict[str, int] = {}
 
     # -- feeding --------------------------------------------------------------
 
     def record(self, nick: str, entry: Entry) -> Lie | None:
         """Add one of ``nick``'s doings, in the order it did them; the first lie found."""
         if self.lie is None and nick in self._streams:
+            self._offers_twice(nick, entry)
             self._streams[nick].append(entry)
             self._advance()
         return self.lie
+
+    def _offers_twice(self, nick: str, entry: Entry) -> None:
+        """A player offers only with a turn that reached it (an offer it took, or the last
+        card it drew), one offer a turn: its own stream, in its own order, shows a second
+        offer with no turn between as a turn it never had, whatever the others report (a
+        cheater's offer numbered ahead would otherwise leave the ledger waiting for
+        exchanges that never come)."""
+        if isinstance(entry, Received) or (isinstance(entry, Drew) and entry.last):
+            self._offered.pop(nick, None)
+        elif isinstance(entry, Gave):
+            before = self._offered.get(nick)
+            # A spent number (the same exchange again, or an older one) is a second turn
+            # handed on, which the judging walks back to its giver (``two_turns``).
+            if before is not None and entry.seq > before:
+                self._found(
+                    "turn_not_held",
+                    nick,
+                    f"{nick} offered exchange {entry.seq} without a turn of its own since its "
+                    f"offer of exchange {before} (no offer reached it between)",
+                )
+            self._offered[nick] = entry.seq
 
     def _advance(self) -> None:
         moved = True

@@ -570,3 +570,20 @@ def test_a_second_turn_names_who_handed_it_however_far_it_travelled(
     order = [interleaving.randrange(6) for _ in range(sum(map(len, streams.values())))]
     lie = feed(ledger_of(game), streams, order)
     assert lie is not None and (lie.rule, lie.culprit) == ("two_turns", cheater), lie
+
+
+def test_an_offer_numbered_ahead_with_no_turn_since_its_last_names_its_offerer() -> None:
+    """A player offers again, numbered ahead, before any turn has reached it since its
+    last offer (a turn it never had): its own stream shows it, whatever the receiver does
+    with the offer (an honest one takes it, and its reports would wait for exchanges that
+    never come)."""
+    game = honest_game(31, 3)
+    x = a_card_exchange(game)
+    ahead = exchanges.commit(game.secrets[x.sender], seq=x.seq + 3, sender=x.sender,
+                             to=x.receiver, cards=[])  # fmt: skip
+    streams = {n: list(entries) for n, entries in game.streams.items()}
+    own = streams[x.sender]
+    own.insert(own.index(x.gave) + 1, Gave(x.seq + 3, x.receiver, ahead.mac, None, ()))
+    lie = feed(ledger_of(game), streams, [])
+    assert lie is not None and (lie.rule, lie.culprit) == ("turn_not_held", x.sender), lie
+    assert f"offered exchange {x.seq + 3} without a turn of its own" in lie.what
