@@ -85,6 +85,13 @@ silence (any game; in a witnessed one, ``--verify --witness``, the table names i
                          answer it (no ok, no out, no error), the connection kept open
   ``silent-offerer``     once the offers begin, read the first pick of an offer of its cards
                          that was taken and never send the card, the connection kept open
+  ``garbage-card``       (any game, older clients, verified or witnessed) the first pick of an
+                         offer of its cards that it serves: instead of the reply with the card,
+                         send one line that is not JSON (``{"result":"ok","card":["7",`` and a
+                         newline); then never give that card, never report it (no ``gave``) and
+                         never move again: every connection kept open, every offer or turn that
+                         comes to it read and never answered, every notice of the table (a
+                         ``witnessed`` one asking it to give the card too) skipped, as ever
 the listener
   ``close-listener``     once the offers begin (the first offer it gets holding cards, or the
                          first turn it holds, whichever comes first), close its listener, so
@@ -176,7 +183,8 @@ ATTACKS = (
     "draw-no-ok",
     "no-hand-on",
     "bad-ack",
-    "offer-ahead",  # last: test_cheat_rings derives other attacks' seeds from their index
+    "offer-ahead",
+    "garbage-card",  # last: test_cheat_rings derives other attacks' seeds from their index
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
                  "skip-report", "commit-one-card", "bad-ack", "offer-ahead")  # fmt: skip
@@ -394,6 +402,8 @@ class Cheat(verified_student.VerifiedPeer):
     # ---- the offerer -------------------------------------------------------
 
     def hold_turn(self):
+        if self.gone_quiet():
+            return self.stay_silent()
         attack = self.attack
         with self.lock:
             n = 0 if self.is_out else len(self.hand)
@@ -553,6 +563,8 @@ class Cheat(verified_student.VerifiedPeer):
         attack = self.attack
         if attack == "silent-offerer" and "silent" not in self.done_once:
             return self.withhold_card(conn, n)
+        if attack == "garbage-card" and "garbage" not in self.done_once:
+            return self.send_garbage(conn, n)
         if attack == "steer-pick" and self.reporting:
             return self.steer(conn)
         if attack == "commit-one-card" and self.reporting:
@@ -585,6 +597,37 @@ class Cheat(verified_student.VerifiedPeer):
         self.done_once.add("silent")
         self.strike(f"never sending the card for pick {msg.get('card_num')} of {n}")
         self.stay_silent()
+
+    def send_garbage(self, conn, n):
+        """garbage-card: answer the pick of our offer of ``n`` cards with a line that is not JSON.
+
+        The picked card stays in our hand; no gave, no other move ever again (``gone_quiet``)."""
+        while True:
+            msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+            if msg.get("cmd") != "pick":
+                raise PeerError(f"expected a pick, got {msg!r}")
+            with self.lock:
+                card = student_peer.pop_picked(self.hand, msg.get("card_num"), False)
+                if card is not None:
+                    self.hand.insert(0, card)  # never given
+                    break
+            conn.send({"result": "error", "message": "no such card"})
+        garbage = '{"result":"ok","card":["' + card[0] + '",\n'
+        with self.attempt_lock:
+            self.done_once.add("garbage")
+            try:
+                conn.sock.sendall(garbage.encode())  # by hand: json.dumps would not break it
+            except OSError as exc:
+                print(f"{self.nick}: could not send the garbage: {exc}", flush=True)
+            self.strike(
+                f"answering pick {msg.get('card_num')} of {n} (the {card}) with {garbage!r},"
+                " and never moving again"
+            )
+        self.stay_silent()
+
+    def gone_quiet(self):
+        """garbage-card, once struck: no move of ours ever again."""
+        return self.attack == "garbage-card" and "garbage" in self.done_once
 
     def steer(self, conn):
         """A pick of the Old Maid gets another card of ours, with that card's own salt."""
@@ -644,6 +687,10 @@ class Cheat(verified_student.VerifiedPeer):
 
     def on_offer(self, conn, msg):
         self.saw_seq(msg.get("seq"))
+        if self.gone_quiet():
+            print(f"{self.nick}: an offer from {msg.get('from')}: never answered", flush=True)
+            self.stay_silent()
+            return
         with self.lock:
             self.phase = "offer"
             holding = bool(self.hand) and not self.is_out
@@ -737,6 +784,10 @@ class Cheat(verified_student.VerifiedPeer):
     # ---- the draw phase -------------------------------------------------------------
 
     def on_your_turn(self, conn, msg=None):
+        if self.gone_quiet():
+            print(f"{self.nick}: a your_turn: never answered", flush=True)
+            self.stay_silent()
+            return
         attack = self.attack
         if attack not in ON_YOUR_TURN or not self.once("your_turn"):
             return super().on_your_turn(conn, msg)

@@ -126,6 +126,8 @@ CAUGHT_WITNESSED = {
     "ok-no-draw": ("no_answer",),
     # A word ends nothing in a witnessed game: it leaves, as it said it would (5.8).
     "false-give-up": ("left",),
+    # A card reply its picker cannot read: the picker asks the table at once (14.6).
+    "garbage-card": ("no_answer",),
 }
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.

@@ -112,6 +112,8 @@ WITNESSED = (
     # The table hands it the draw turn, and it does not draw (14.6, "The draw turn").
     "silent-drawer",
     "ok-no-draw",
+    # A card reply the picker cannot read goes to the table at once.
+    "garbage-card",
 )
 
 
