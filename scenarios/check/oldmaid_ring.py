@@ -198,8 +198,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         for number, nick in enumerate(ours):
             part = stage.part(nick)
             nursery.start_soon(
-                _our_player, part, table, number, move_limit, watch, stage, unseated
-            )
+                _our_player, part, table, number, move_limit, watch, stage, unseated,
+                witnessing,
+            )  # fmt: skip
         nursery.start_soon(time_moves)
         nursery.start_soon(join_in_time)
         if stage.verified:
@@ -284,16 +285,20 @@ def _judge_witness(context: CaseContext, witnessing: WitnessWatch) -> None:
     warning = witnessing.not_taking_part()
     if warning is not None:
         context.judge.warn(warning, rules.OLDMAID_WITNESS)
-    elif witnessing.joined_witness and not (witnessing.witnessed and witnessing.draw_turns):
+    elif witnessing.joined_witness and not (
+        witnessing.witnessed and witnessing.draw_turns and witnessing.oks_withheld
+    ):
         raise RuntimeError(
             f"the table witnessed {witnessing.witnessed} exchanges with it and handed it "
-            f"{witnessing.draw_turns} draw turns: the case proved nothing"
+            f"{witnessing.draw_turns} draw turns, and our players left "
+            f"{witnessing.oks_withheld} of its your_turns unanswered: the case proved nothing"
         )
     else:
         context.judge.note(
             f"the table witnessed {witnessing.witnessed} exchanges with it; it made "
             f"{witnessing.moves} moves through the table; the table handed it "
-            f"{witnessing.draw_turns} draw turn(s), and it drew"
+            f"{witnessing.draw_turns} draw turn(s), and it drew; {witnessing.oks_withheld} "
+            "your_turn of its went unanswered, and it waited on"
         )
 
 
@@ -389,6 +394,7 @@ async def _our_player(
     watch: RingWatch,
     stage: Stage,
     unseated: Callable[[str], None],
+    witnessing: WitnessWatch | None,
 ) -> None:
     """One of our peers, with its part's habit; its leaving is a cancelled scope."""
     leave = trio.CancelScope()
@@ -398,6 +404,8 @@ async def _our_player(
     def on_event(record: dict[str, Any]) -> None:
         nonlocal draws
         watch.peer_event(record)
+        if witnessing is not None:
+            witnessing.peer_event(record)
         event = record.get("event")
         if event == "pass" and part.leaves_when_out:  # it passes the turn only once out
             leave.cancel()

@@ -31,6 +31,12 @@ class WitnessWatch:
     witnessed: int = 0  # witness requests the table took, by the program or about it
     moves: int = 0  # the program's moves through the table
     draw_turns: int = 0  # draw turns the table handed it (14.6, "The draw turn")
+    oks_withheld: int = 0  # its your_turns our players drew on without answering
+
+    def peer_event(self, record: dict[str, Any]) -> None:
+        """One of our players' event-log records."""
+        if record.get("event") == "withheld_ok" and record.get("to") == PROGRAM:
+            self.oks_withheld += 1
 
     def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
         message = record.get("msg")
