@@ -164,7 +164,9 @@ class CheatGame:
 
     @property
     def struck(self) -> bool:
-        return bool(self.report.get("struck"))
+        # Its --report says so; so does the line it prints as it strikes, which a loaded
+        # machine once kept when the report read back empty (a fresh clone's make test).
+        return bool(self.report.get("struck")) or f"cheating ({self.attack})" in self.cheater_out
 
     @property
     def caught_in(self) -> float | None:
