@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import JOKER, Card
 from services.oldmaid.verified.entries import Drew, Entry, Gave, Lie, Out, Received, Threw
+from services.oldmaid.verified.evidence import commitment_lie, offer_mac_ok, signed_pick
 
 __all__ = ["Drew", "Entry", "Gave", "Ledger", "Lie", "Out", "Received", "Threw"]
 
@@ -148,7 +149,7 @@ class Ledger:
             )
             return False
         offerer = self._streams[sender]
-        if not self._mac_ok(got, receiver):
+        if not offer_mac_ok(self._secrets, got, receiver):
             if not offerer or not isinstance(offerer[0], Gave):
                 return False  # the offerer's own report of it may settle it: wait for it
             got = self._bad_mac(receiver, got, offerer[0])
@@ -192,7 +193,7 @@ class Ledger:
                 + f"holding {held}",
             )
             return False
-        lie = self._commitment_lie(sender, receiver, got, gave.salts)
+        lie = commitment_lie(self.hands[sender], sender, receiver, got, gave.salts)
         if lie is not None:
             self._found(lie.rule, lie.culprit, lie.what)
             return False
@@ -242,10 +243,11 @@ class Ledger:
         sender = got.sender
         if gave.seq == got.seq and gave.to == receiver:
             signed = dataclasses.replace(got, mac=gave.mac)
-            if self._mac_ok(signed, receiver):
+            if offer_mac_ok(self._secrets, signed, receiver):
                 return signed
             certain = got.num_cards == len(got.hashes) == sum(self.hands[sender].values())
-            if certain and self._commitment_lie(sender, receiver, got, gave.salts) is None:
+            hand = self.hands[sender]
+            if certain and commitment_lie(hand, sender, receiver, got, gave.salts) is None:
                 self._found(
                     "bad_mac",
                     sender,
@@ -261,47 +263,6 @@ class Ledger:
             suspects=(sender, receiver),
         )
         return got
-
-    def _commitment_lie(
-        self, sender: str, receiver: str, got: Received, salts: tuple[str, ...] | None
-    ) -> Lie | None:
-        """Whether the offer ``receiver`` took, opened with the salts of ``sender``'s own
-        ``gave``, is ``sender``'s hand: one card a position, each card it holds exactly as
-        often as it holds it. The hashes carry its mac and the salts are its report, so a
-        commitment that is not its hand is its lie, whichever position was picked."""
-        k = got.seq
-        if salts is None or len(salts) != len(got.hashes):
-            count = "no salts" if salts is None else f"{len(salts)} salts"
-            return Lie(
-                "false_report",
-                f"{sender}'s gave of exchange {k} carries {count} for an offer of "
-                f"{len(got.hashes)} cards (one a position, protocol 14.6)",
-                sender,
-            )
-        hand = self.hands[sender]
-        held = [card for card, times in hand.items() if times > 0]
-        opened: collections.Counter[Card] = collections.Counter()
-        for position, (salt, digest) in enumerate(zip(salts, got.hashes, strict=True)):
-            card = exchanges.opened_card(digest, salt, held)
-            if card is None:
-                return Lie(
-                    "card_not_held",
-                    f"{sender}'s commitment to {receiver} (exchange {k}) opens no card at "
-                    f"position {position} with the salt its gave reports",
-                    sender,
-                )
-            opened[card] += 1
-        for card, times in sorted(opened.items()):
-            if times > hand[card]:
-                held = "does not hold it" if hand[card] == 0 else f"holds it {hand[card]} time"
-                return Lie(
-                    "card_not_held",
-                    f"{sender} committed the {_show(card)} at {times} "
-                    f"position{'s' if times > 1 else ''} of its offer to {receiver} (exchange "
-                    f"{k}), and {held}",
-                    sender,
-                )
-        return None
 
     def _judge_second_offer(self, receiver: str, got: Received) -> bool:
         """Judge an offer of an exchange already judged, once the reports tell whose
@@ -353,7 +314,7 @@ class Ledger:
         if taker == receiver and exchanges.same(mac, got.mac):
             what = f"{receiver} reported exchange {got.seq} twice"
             return Lie("false_report", what, receiver, (receiver,))
-        if not self._mac_ok(got, receiver):
+        if not offer_mac_ok(self._secrets, got, receiver):
             return Lie(
                 "bad_mac",
                 f"the offer {receiver} reports from {got.sender} (exchange {got.seq}) does not "
@@ -418,7 +379,7 @@ class Ledger:
         gave = self._pending_gave(holder, k)
         if got is not None:
             receiver, entry = got
-            if not self._mac_ok(entry, receiver):
+            if not offer_mac_ok(self._secrets, entry, receiver):
                 return Lie(
                     "bad_mac",
                     f"the offer {receiver} reports from {entry.sender} (exchange {k}) does not "
@@ -453,7 +414,7 @@ class Ledger:
                     "reported it",
                     gave.to,
                 )
-            if self._signed_pick(gave, holder, k):
+            if signed_pick(self._secrets, gave, holder, k):
                 return Lie(
                     "unreported",
                     f"{gave.to} took exchange {k} from {holder} (its signed pick says so, "
@@ -473,31 +434,6 @@ class Ledger:
             + " and did nothing more",
             holder,
         )
-
-    def _signed_pick(self, gave: Gave, offerer: str, seq: int) -> bool:
-        """Whether ``gave`` carries a pick its receiver signed, from exchange ``seq`` of
-        ``offerer``'s: only the receiver's secret writes it, so it took part."""
-        if gave.pick is None or gave.to not in self._secrets:
-            return False
-        card_num, mac = gave.pick
-        expected = exchanges.pick_mac(
-            self._secrets[gave.to], picker=gave.to, offerer=offerer, seq=seq, card_num=card_num
-        )
-        return exchanges.same(mac, expected)
-
-    def _mac_ok(self, got: Received, receiver: str) -> bool:
-        secret = self._secrets.get(got.sender)
-        if secret is None:
-            return False
-        mac = exchanges.offer_mac(
-            secret,
-            seq=got.seq,
-            sender=got.sender,
-            to=receiver,
-            num_cards=got.num_cards,
-            hashes=got.hashes,
-        )
-        return exchanges.same(mac, got.mac)
 
     def _pending_received(self, k: int) -> tuple[str, Received] | None:
         for nick, stream in self._streams.items():

@@ -21,6 +21,7 @@ from ring.oldmaid.cards import Card, parse_card
 from ring.oldmaid.messages import Accuse, Gave, OfferSeen, Received
 from services.oldmaid.referee.events import Dealt, Discarded, RefereeEvent, WentOut
 from services.oldmaid.verified import ledger
+from services.oldmaid.verified.evidence import pick_signed
 from services.oldmaid.verified.refusals import refused_card
 from services.oldmaid.verified.witness import WitnessDesk
 
@@ -192,10 +193,7 @@ class VerifiedPlay:
         if not (isinstance(pick, list) and len(pick) == 2 and isinstance(pick[0], int)):
             return None
         card_num, mac = pick
-        expected = exchanges.pick_mac(
-            self._secrets[picker], picker=picker, offerer=offerer, seq=seq, card_num=card_num
-        )
-        return card_num if isinstance(mac, str) and exchanges.same(mac, expected) else None
+        return card_num if pick_signed(self._secrets, picker, offerer, seq, card_num, mac) else None
 
     def _forged_turn(self, accuser: str, rule: str, evidence: dict[str, Any]) -> ledger.Lie | None:
         """Who wrote a turn that reached ``accuser``, told by its mac: only its author's
