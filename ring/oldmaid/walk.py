@@ -58,30 +58,10 @@ class Walk:
                 sent: YourTurn | Offer = reporting.your_turn_to(request, to)
             else:
                 sent = reporting.offer_to(request, to)
-            try:
-                if self._table_hands_on(sent, None):
-                    reply = await self._ask_handing(seat, sent)
-                else:
-                    reply = await self._links.ask(seat, sent)
-                if reply is HANDED_ON:  # a draw_turn notice, or the turn back, before an answer
-                    reply = await self._handed_on(seat, "no answer before the turn moved on")
-            except PeerError as exc:
-                if not self._table_hands_on(sent, exc.rule):
-                    raise
-                reply = await self._handed_on(seat, str(exc))
-            if reply.result == "error" and self._table_hands_on(sent, None):
-                reply = await self._handed_on(seat, f"{to} refused it: {reply.message}")
-            elif (
-                reply.result == "out" and reply is not GONE and reply is not SILENT
-                and self._table_hands_on(sent, None)
-                and await self._suspicion.counted_in(seat)
-            ):  # fmt: skip
-                # No one is out in the draw phase: the table hands it the turn. An out
-                # with an ack goes to the table too, which names it if the ack is its own
-                # (false_out); one without proves nothing.
-                if reply.ack is not None:
-                    await self._suspicion.report_out(seat, reply.ack)
-                reply = await self._handed_on(seat, f"{to} answered out, and is in")
+            if isinstance(sent, YourTurn) and self._links.witnessing.on:
+                reply = await self._hand_draw_turn(seat, sent)
+            else:
+                reply = await self._links.ask(seat, sent)
             if (
                 isinstance(sent, Offer)
                 and reply is not GONE
@@ -104,15 +84,34 @@ class Walk:
             self._log_skip(seat, reply, phase)
         return None
 
-    def _table_hands_on(self, sent: YourTurn | Offer, rule: str | None) -> bool:
-        """Whether a draw turn its receiver did not take is the table's to hand on: in a
-        witnessed game it is (protocol 14.6, "The draw turn"), whatever kept the receiver
-        from answering ``ok`` (but an accusation: that is proved, and reported)."""
-        return isinstance(sent, YourTurn) and self._links.witnessing.on and rule is None
+    async def _hand_draw_turn(self, seat: int, sent: YourTurn) -> Reply:
+        """Our draw turn to ``seat`` in a witnessed game: its ``ok``, or ``HANDED_ON``.
+        Whatever keeps the receiver from answering ``ok`` (silence, an error, a closed or
+        undiallable link, an ``out`` while the table counts it in), the table hands the
+        turn on (protocol 14.6, "The draw turn"): we never give up on it. An accusation
+        is proved, and goes on up."""
+        to = self._turns.nick_of(seat)
+        try:
+            reply = await self._ask_handing(seat, sent)
+        except PeerError as exc:
+            if exc.rule is not None:
+                raise
+            return await self._handed_on(seat, str(exc))
+        if reply is HANDED_ON:  # a draw_turn notice, or the turn back, before an answer
+            return await self._handed_on(seat, "no answer before the turn moved on")
+        if reply.result == "error":
+            return await self._handed_on(seat, f"{to} refused it: {reply.message}")
+        if reply.result == "out" and await self._suspicion.counted_in(seat):
+            # No one is out in the draw phase. An out with an ack goes to the table,
+            # which names it if the ack is its own (false_out); one without proves nothing.
+            if reply.ack is not None:
+                await self._suspicion.report_out(seat, reply.ack)
+            return await self._handed_on(seat, f"{to} answered out, and is in")
+        return reply
 
-    async def _ask_handing(self, seat: int, sent: YourTurn | Offer) -> Reply:
-        """Hand ``seat`` our draw turn in a witnessed game: its answer, or ``HANDED_ON``
-        if the table's draw_turn notice for it, or a turn reaching us, comes first
+    async def _ask_handing(self, seat: int, sent: YourTurn) -> Reply:
+        """Hand ``seat`` our draw turn: its answer, or ``HANDED_ON`` if the table's
+        draw_turn notice for it, or a turn reaching us, comes first
         (``Witnessing.handing``): dialling and waiting alike end there."""
         handing = self._links.witnessing.handing
         to = self._turns.nick_of(seat)
