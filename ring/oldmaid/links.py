@@ -380,9 +380,11 @@ class Links:
                 event = await self._exchange(link, request, seat)
                 break
         odd = not isinstance(event, Answered | ExtraPick | Closed)
-        if odd and self.witnessing.on and isinstance(request, Offer):
-            # Not an answer (a request where its reply belongs): in a witnessed game the
-            # offer goes through the table, on which the receiver answers or is named.
+        refused = isinstance(event, Answered) and event.reply.result == "error"
+        if (odd or refused) and self.witnessing.on and isinstance(request, Offer):
+            # Not an answer (a request where its reply belongs), or a refusal (its check
+            # with the table found the mac bad, it says): in a witnessed game the offer
+            # goes through the table, on which the receiver answers or is named (14.6).
             self._links.pop(seat, None)
             await link.aclose()
             link = self._links[seat] = self.witnessing.through_table(nick)

@@ -227,11 +227,21 @@ class Witness(Message, tag="witness"):
     answer: Answer | None = None  # an out the table does not count, as it came
 
 
+class CheckOffer(Message, tag="check_offer"):
+    """A receiver's request in a witnessed game (protocol 14.6, "Checking an offer"):
+    does this offer, as it came, carry its offerer's mac? Sent before answering it ``ok``;
+    an ``error`` reply means the offer is not taken directly."""
+
+    offer: OfferSeen
+
+
 class Move(Message, tag="move"):
     """The move a player owes in an exchange the table witnesses (protocol 14.6): the
-    receiver's ``answer`` or ``pick``, or the offerer's ``card`` and ``salt``."""
+    offerer's ``offer`` (after its receiver's check found its mac bad), the receiver's
+    ``answer`` or ``pick``, or the offerer's ``card`` and ``salt``."""
 
     seq: Seq
+    offer: OfferSeen | None = None
     answer: Answer | None = None
     pick: PickSeen | None = None
     card: WireCard | None = None
@@ -287,6 +297,7 @@ Request = (
     | Offer
     | Pick
     | Witness
+    | CheckOffer
     | Move
     | GameOver
     | Witnessed

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from ring.oldmaid.messages import (
     Accuse,
     BadMessage,
+    CheckOffer,
     Discard,
     Draw,
     DrawTurn,
@@ -116,6 +117,7 @@ TABLE_REQUESTS: tuple[type[Message], ...] = (
     Received,
     Gave,
     Witness,
+    CheckOffer,
     Move,
 )
 # Sent without waiting for their replies (14.6): the reports, and the moves of an exchange
@@ -148,6 +150,7 @@ _RESULTS: dict[type[Message], frozenset[str]] = {
     Received: frozenset({"ok", "error"}),
     Gave: frozenset({"ok", "error"}),
     Witness: frozenset({"ok", "error"}),
+    CheckOffer: frozenset({"ok", "error"}),
     Move: frozenset({"ok", "error"}),
     YourTurn: frozenset({"ok", "out", "error"}),
     Offer: frozenset({"ok", "out", "error"}),

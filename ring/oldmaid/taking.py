@@ -133,6 +133,13 @@ class Taking:
         answer = reporting.ack(turns.answer(), offer)
         if answer.ok and not reporting.on:  # in a verified game the table's ledger judges
             await self._suspicion.refuse_turn(link, offer, known)
+        if answer.ok:
+            # In a witnessed game the table checks the offer's mac before we take it: a bad
+            # one is refused, and its offerer owes it through the table (14.6).
+            refused = await self._links.witnessing.check_offer(link, offer)
+            if refused is not None:
+                await link.send(error(f"refused: {refused}"))
+                return
         if not answer.ok or offer.num_cards == 0:
             await link.send(answer)  # else take_pick sends it, with or before its pick
         if not answer.ok:

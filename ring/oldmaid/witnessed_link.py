@@ -37,7 +37,7 @@ from ring.wire.transport import Connection
 NOTICE_WAIT = 4.0
 CLOCK_SLACK = 0.01  # seconds: a caller's deadline and ours may differ by this much
 
-ANSWER, PICK, CARD = "answer", "pick", "card"
+OFFER, ANSWER, PICK, CARD = "offer", "answer", "pick", "card"
 
 
 @dataclass
@@ -66,8 +66,10 @@ class Exchange:
         return self.offer.seq
 
     def move(self, kind: str) -> Move | None:
-        """Our move of ``kind`` (``ANSWER``, ``PICK`` or ``CARD``) as the exchange holds it,
-        the same bytes as made directly; None if we have not made it."""
+        """Our move of ``kind`` (``OFFER``, ``ANSWER``, ``PICK`` or ``CARD``) as the exchange
+        holds it, the same bytes as made directly; None if we have not made it."""
+        if kind == OFFER and self.role is Role.OFFERER:
+            return Move(seq=self.seq, offer=self.seen())
         if kind == ANSWER and self.answer in ("ok", "out") and self.ack is not None:
             answer = Answer(result=self.answer, ack=self.ack)  # type: ignore[arg-type]
             return Move(seq=self.seq, answer=answer)
@@ -200,7 +202,12 @@ class WitnessedLink:
 
     async def _move(self, exchange: Exchange, message: Any) -> None:
         """What we just sent (``_sent`` noted it in the exchange), as our move."""
-        kind = PICK if isinstance(message, Pick) else ANSWER if self._role is Role.PICKER else CARD
+        if isinstance(message, Offer):
+            kind = OFFER
+        elif isinstance(message, Pick):
+            kind = PICK
+        else:
+            kind = ANSWER if self._role is Role.PICKER else CARD
         move = exchange.move(kind)
         if move is not None:  # else nothing the table takes (an error reply)
             await self._desk.move(move)

@@ -26,9 +26,11 @@ import trio
 from ring.games.events import EventLog
 from ring.oldmaid.messages import (
     Answer,
+    CheckOffer,
     DrawTurn,
     Move,
     Offer,
+    OfferSeen,
     PickSeen,
     Reply,
     Witness,
@@ -36,7 +38,7 @@ from ring.oldmaid.messages import (
 )
 from ring.oldmaid.protocol import Answered, Role
 from ring.oldmaid.turns import Turns
-from ring.oldmaid.witnessed_link import ANSWER, CARD, Exchange, WitnessedLink
+from ring.oldmaid.witnessed_link import ANSWER, CARD, OFFER, Exchange, WitnessedLink
 from ring.wire.transport import Connection
 
 KEPT = 16  # exchanges remembered, for a notice about one we are done with
@@ -62,6 +64,9 @@ class Witnessing:
         # Handing a draw turn on, by its receiver (``Walk``): a draw_turn notice for that
         # receiver ends it (the table has handed the turn on), and so does a turn for us.
         self.handing: dict[str, trio.CancelScope] = {}
+        # Offers the table says we owe through it (our receiver's check found a bad mac)
+        # before we made them: made through the table when we do (``begin``).
+        self.owed_offers: dict[int, Witnessed] = {}
 
     def let_go(self) -> None:
         """The game is over for us: drop the ways back to the peer (its requests, its turn
@@ -71,6 +76,7 @@ class Witnessing:
         self.game_over = self.nursery = None
         self.exchanges.clear()
         self.handing.clear()
+        self.owed_offers.clear()
 
     @property
     def nick(self) -> str:
@@ -92,6 +98,9 @@ class Witnessing:
         if known is not None and known.role is exchange.role and known.other == exchange.other:
             known.offer = exchange.offer  # a retry of the same exchange
             return known
+        owed = self.owed_offers.pop(exchange.seq, None)
+        if owed is not None and exchange.role is Role.OFFERER and owed.receiver == exchange.other:
+            exchange.witnessed, exchange.step, exchange.latest = True, owed.step, owed
         self.exchanges[exchange.seq] = exchange
         while len(self.exchanges) > KEPT:
             self.exchanges.popitem(last=False)
@@ -111,6 +120,10 @@ class Witnessing:
         if exchange is None or (exchange.role is Role.PICKER and exchange.other != notice.offerer):
             if notice.receiver == self.nick and notice.move == ANSWER:
                 self._take_from_table(notice)
+            elif notice.offerer == self.nick and notice.move == OFFER:
+                self.owed_offers[notice.seq] = notice  # made through the table, if we make it
+                while len(self.owed_offers) > KEPT:
+                    del self.owed_offers[next(iter(self.owed_offers))]
             return
         if notice.step <= exchange.step:
             return  # overtaken by a later one
@@ -161,6 +174,29 @@ class Witnessing:
             await self.move(move)
 
     # -- requests to the table -----------------------------------------------------------
+
+    async def check_offer(self, link: Any, offer: Offer) -> str | None:
+        """The table's word on an offer as it came, before we take it (protocol 14.6,
+        "Checking an offer"): None to take it, else why not. A refused offer is forgotten:
+        its offerer owes it through the table, which brings it to us if it comes."""
+        if not self.on or self.request is None:
+            return None
+        exchange = getattr(link, "current", None)
+        if exchange is not None and exchange.witnessed:
+            return None  # it came through the table, which checked it
+        assert offer.sender and offer.seq is not None and offer.hashes is not None
+        seen = OfferSeen(sender=offer.sender, seq=offer.seq, num_cards=offer.num_cards,
+                         hashes=list(offer.hashes), mac=offer.mac or "")  # fmt: skip
+        reply = await self.request(CheckOffer(offer=seen))
+        if reply.ok:
+            return None
+        known = self.exchanges.get(offer.seq)
+        if known is not None and known.role is Role.PICKER and known.other == offer.sender:
+            del self.exchanges[offer.seq]
+        message = reply.message or "the table did not pass it"
+        self._log.write("offer_refused", seq=offer.seq, message=message,
+                        **{"from": offer.sender})  # fmt: skip
+        return message
 
     def may_ask(self, exchange: Exchange) -> bool:
         """Whether we may still ask the table about ``exchange``: not once it said no, nor

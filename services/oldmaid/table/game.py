@@ -23,6 +23,7 @@ from ring.oldmaid import proofs
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import (
     Accuse,
+    CheckOffer,
     Discard,
     Draw,
     DrawTurn,
@@ -210,6 +211,13 @@ class Game:
             self.verified.report(nick, request)
             self.clock.moved()  # an exchange went through: the turn moves
             return ok()
+        if isinstance(request, CheckOffer):
+            if self.verified is None:
+                raise RefereeError(
+                    "this game does not report its exchanges, so the table checks no offers "
+                    "(protocol 14.6)"
+                )
+            return self.verified.check_offer(nick, request)
         if isinstance(request, Witness | Move):
             if self.verified is None:
                 raise RefereeError(

@@ -17,6 +17,7 @@ import trio
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import (
     Accuse,
+    CheckOffer,
     DrawTurn,
     Gave,
     Move,
@@ -104,6 +105,7 @@ class VerifiedGame:
         self._held: Lie | None = None
         self._held_seq = 0
         self._held_until = math.inf  # the earliest moment it is weighed
+        self._reported = trio.Event()  # set (and renewed) by each report
         self.held_from: str | None = None  # its accuser, who may leave meanwhile
 
     def let_go(self) -> None:
@@ -133,6 +135,8 @@ class VerifiedGame:
 
     def report(self, nick: str, report: Received | Gave) -> None:
         self.act_on(self.play.report(nick, report))
+        self._reported.set()  # wakes an owed offer's wait for the turn's reports
+        self._reported = trio.Event()
         if isinstance(report, Gave) and self.desk is not None:
             seen = self.play.unacked_pass(nick, report)
             if seen is not None and self._referee.state is GameState.PLAYING:
@@ -179,16 +183,22 @@ class VerifiedGame:
             return False
         return bool(self.desk.open) or self._referee.turn is not None
 
-    def witness(self, nick: str, request: Witness | Move) -> Reply:
-        """A request to witness an exchange, or a move in one (protocol 14.6)."""
-        desk = self.desk
-        if desk is None or self._notify is None or self._nursery is None:
-            return error(
+    def _open_desk(self) -> tuple[WitnessDesk | None, Reply]:
+        """The desk, while a witnessed game is played; else None and the error reply."""
+        if self.desk is None or self._notify is None or self._nursery is None:
+            return None, error(
                 "this game is not witnessed: only a game whose every player joined with "
                 '"verify":true and "witness":true is (protocol 14.6)'
             )
         if self._referee.state is not GameState.PLAYING:
-            return error("the game is over")
+            return None, error("the game is over")
+        return self.desk, ok()
+
+    def witness(self, nick: str, request: Witness | Move) -> Reply:
+        """A request to witness an exchange, or a move in one (protocol 14.6)."""
+        desk, refused = self._open_desk()
+        if desk is None:
+            return refused
         try:
             if isinstance(request, Witness):
                 exchange, lie = desk.ask(nick, request)
@@ -198,6 +208,25 @@ class VerifiedGame:
             return error(str(exc))
         self._witnessed(exchange, lie)
         return ok()
+
+    def check_offer(self, nick: str, request: CheckOffer) -> Reply:
+        """A receiver's check of an offer before it answers it (protocol 14.6, "Checking
+        an offer"): ``ok`` if it carries its offerer's mac; else an ``error``, and, if it
+        may be a turn of this game, the offerer owes it through the table."""
+        desk, refused = self._open_desk()
+        if desk is None:
+            return refused
+        try:
+            exchange = desk.check(nick, request.offer)
+        except Refused as exc:
+            return error(f"do not take it: {exc}")
+        if exchange is None:
+            return ok()
+        self._witnessed(exchange, None)
+        return error(
+            f"do not take it: the offer does not carry {exchange.offerer}'s mac of an offer "
+            f"to {nick}; {exchange.offerer} owes exchange {exchange.seq} through the table"
+        )
 
     def _witnessed(self, exchange: Exchange, lie: Lie | None) -> None:
         """Tell both players how the exchange stands; act on its lie, or time its move."""
@@ -217,8 +246,15 @@ class VerifiedGame:
         """Name the player that owes step ``step`` of exchange ``seq`` if it is still owed
         ``MOVE_TIMEOUT`` after the notice."""
         await trio.sleep(MOVE_TIMEOUT)
-        self._timed.discard((seq, step))
         assert self.desk is not None
+        # An offer owed on its receiver's word names its offerer only if the reports show
+        # it held the turn: they may be a moment behind (14.6: up to the report timeout).
+        with trio.move_on_after(self._report_timeout):
+            while self.desk.undecided(seq, step):
+                await self._reported.wait()
+        if self.desk.undecided(seq, step):
+            self.desk.drop(seq)
+        self._timed.discard((seq, step))
         lie = self.desk.overdue(seq, step)
         referee = self._referee
         if lie is None or referee.state is not GameState.PLAYING:

@@ -47,6 +47,9 @@ class Ledger:
         self.holder: str | None = None  # who holds the turn of the offers, for certain
         self.settled: dict[int, tuple[str, str, str]] = {}  # seq -> (offerer, receiver, mac)
         self.lie: Lie | None = None
+        # A witnessed game: a receiver checks each offer with the table before it takes it
+        # (14.6, "Checking an offer"), so one taken without its offerer's mac is its own doing.
+        self.offers_checked = False
         # Each player's last offer reported, while no turn has reached it since: a second
         # offer then is a turn it never had (``_offers_twice``).
         self._offered: dict[str, int] = {}
@@ -255,6 +258,14 @@ class Ledger:
                     "its hashes into its hand) does not carry its mac, nor does its gave",
                 )
                 return got
+        if self.offers_checked:
+            self._found(
+                "bad_mac",
+                receiver,
+                f"{receiver} reports taking {sender}'s offer of exchange {got.seq} without "
+                f"{sender}'s mac: the table's check of it would have said so (14.6)",
+            )
+            return got
         self._found(
             "bad_mac",
             None,

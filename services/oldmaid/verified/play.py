@@ -94,7 +94,9 @@ class VerifiedPlay:
         return OfferSeen(sender=nick, seq=report.seq, num_cards=0, hashes=[], mac=report.mac)
 
     def witness_desk(self, out: Callable[[], Collection[str]]) -> WitnessDesk:
-        """The table as witness of this game's exchanges (``out``: who the table counts out)."""
+        """The table as witness of this game's exchanges (``out``: who the table counts out).
+        Its receivers check every offer with the table before they take it (14.6)."""
+        self.ledger.offers_checked = True
         return WitnessDesk(self._seats, self._secrets, self.ledger, out)
 
     def stalled(self) -> ledger.Lie:

@@ -29,8 +29,13 @@ from services.oldmaid.verified.ledger import Ledger
 MOVE_TIMEOUT = 2.0
 KEPT = 8  # exchanges done, remembered
 
-ANSWER, PICK, CARD, DONE = "answer", "pick", "card", "done"
-_WHAT = {ANSWER: "answer the offer", PICK: "pick from the offer", CARD: "give the picked card"}
+OFFER, ANSWER, PICK, CARD, DONE = "offer", "answer", "pick", "card", "done"
+_WHAT = {
+    OFFER: "offer through the table",
+    ANSWER: "answer the offer",
+    PICK: "pick from the offer",
+    CARD: "give the picked card",
+}
 
 
 class Refused(Exception):
@@ -41,11 +46,11 @@ class Refused(Exception):
 class Exchange:
     """One witnessed exchange, as far as it has gone."""
 
-    offer: OfferSeen
+    offer: OfferSeen  # while the offer is owed (OFFER): as its receiver brought it
     offerer: str
     receiver: str
     asker: str
-    move: str  # ANSWER, PICK, CARD or DONE: the move owed next
+    move: str  # OFFER, ANSWER, PICK, CARD or DONE: the move owed next
     step: int = 1
     answer: str | None = None  # "ok" or "out"
     ack: str | None = None
@@ -59,7 +64,9 @@ class Exchange:
 
     @property
     def owes(self) -> str | None:
-        return {ANSWER: self.receiver, PICK: self.receiver, CARD: self.offerer}.get(self.move)
+        owing = {OFFER: self.offerer, ANSWER: self.receiver, PICK: self.receiver}
+        owing[CARD] = self.offerer
+        return owing.get(self.move)
 
     def notice(self) -> Witnessed:
         return Witnessed(
@@ -146,6 +153,39 @@ class WitnessDesk:
         self.open[offer.seq] = exchange
         return exchange, None
 
+    def check(self, receiver: str, offer: OfferSeen) -> Exchange | None:
+        """A receiver's check of an offer as it came (protocol 14.6, "Checking an offer").
+        ``Refused`` unless it carries its offerer's mac: then, if it could be a turn of
+        this game's (an exchange not judged yet, to the next player in after its offerer),
+        the offerer owes it through the table (the exchange returned: its notice goes to
+        both), and is named if it does not bring it while it holds the turn."""
+        offerer = offer.sender
+        if offerer == receiver or offerer not in self._secrets:
+            raise Refused(f"the offer's from {offerer!r} is not another player of this game")
+        try:
+            self._check_offer(offer, offerer, receiver)
+        except Refused as exc:
+            bad = str(exc)
+        else:
+            return None  # its offerer's own: take it
+        if offer.seq in self.open or offer.seq in self.done:
+            raise Refused(f"{bad}; exchange {offer.seq} goes through the table already")
+        try:
+            self._may_be_turn(offer.seq, offerer, receiver)
+        except Refused as exc:
+            raise Refused(f"{bad}; {exc}") from None
+        exchange = Exchange(offer, offerer, receiver, receiver, OFFER)
+        self.open[offer.seq] = exchange
+        return exchange
+
+    def holds_turn(self, exchange: Exchange) -> bool | None:
+        """Whether the ledger shows the offerer of ``exchange`` holding its turn (it took the
+        exchange before, or drew the last card): None while its reports may still show it."""
+        ledger = self._ledger
+        if ledger.seq < exchange.seq - 1:
+            return None
+        return ledger.seq == exchange.seq - 1 and ledger.holder == exchange.offerer
+
     def _false_out(self, exchange: Exchange, asker: str, request: Witness) -> Lie | None:
         """An ``out`` the offerer brings: if its ack is the receiver's and the table counts
         the receiver in, that is the lie; else (no ack of its) the receiver answers again."""
@@ -166,11 +206,14 @@ class WitnessDesk:
             raise Refused(f"the offer does not carry {offerer}'s mac of an offer to {receiver}")
         if len(offer.hashes) != offer.num_cards:
             raise Refused(f"the offer has {len(offer.hashes)} hashes for {offer.num_cards} cards")
+        self._may_be_turn(offer.seq, offerer, receiver)
+
+    def _may_be_turn(self, seq: int, offerer: str, receiver: str) -> None:
         # Whether the offerer held the turn is the ledger's to judge, from the reports, as
         # for any exchange (a second turn names its giver): its reports may still be on
         # their way. An exchange it has judged already is spent.
-        if offer.seq <= self._ledger.seq:
-            raise Refused(f"exchange {offer.seq} is judged already")
+        if seq <= self._ledger.seq:
+            raise Refused(f"exchange {seq} is judged already")
         following = self.next_in(offerer)
         if receiver != following:
             raise Refused(f"{receiver} is not the next player in after {offerer} ({following} is)")
@@ -189,6 +232,10 @@ class WitnessDesk:
     def _carry(self, exchange: Exchange, asker: str, request: Witness) -> None:
         """What the asker brings: the receiver's ack (either of them may have it: the
         offerer in the receiver's ok, the receiver its own), and the receiver's pick."""
+        if exchange.move == OFFER:
+            if asker != exchange.offerer:
+                raise Refused(f"exchange {exchange.seq} waits for {exchange.offerer}'s offer")
+            exchange.offer, exchange.move = request.offer, ANSWER  # checked by ask
         if request.ack is not None and exchange.move == ANSWER:
             try:
                 self._take_answer(exchange, "ok", request.ack)
@@ -215,7 +262,15 @@ class WitnessDesk:
         if exchange.owes != mover:
             raise Refused(f"the move in exchange {request.seq} is not yours ({exchange.move})")
         lie = None
-        if exchange.move == ANSWER:
+        if exchange.move == OFFER:
+            if request.offer is None:
+                raise Refused("you owe your offer: offer {from, seq, num_cards, hashes, mac}")
+            offer = request.offer
+            if offer.sender != mover or offer.seq != exchange.seq:
+                raise Refused(f"that is not an offer of yours numbered {exchange.seq}")
+            self._check_offer(offer, mover, exchange.receiver)
+            exchange.offer, exchange.move = offer, ANSWER
+        elif exchange.move == ANSWER:
             if request.answer is None:
                 raise Refused("you owe your answer to the offer: answer {result, ack}")
             lie = self._take_answer(exchange, request.answer.result, request.answer.ack)
@@ -286,11 +341,32 @@ class WitnessDesk:
 
     # -- time ----------------------------------------------------------------------
 
+    def undecided(self, seq: int, step: int) -> bool:
+        """Whether exchange ``seq``, its offer owed since ``step``, waits for the reports
+        that show whether its offerer held the turn (``overdue`` names no one yet)."""
+        exchange = self.open.get(seq)
+        return (
+            exchange is not None
+            and exchange.step == step
+            and exchange.move == OFFER
+            and self.holds_turn(exchange) is None
+        )
+
+    def drop(self, seq: int) -> None:
+        """Forget an exchange whose owed offer no report ever showed to be a turn."""
+        self.open.pop(seq, None)
+
     def overdue(self, seq: int, step: int) -> Lie | None:
         """The lie of a witnessed exchange whose owed move was not made in time: None if
         it moved on since ``step`` (or is over)."""
         exchange = self.open.get(seq)
         if exchange is None or exchange.step != step or exchange.owes is None:
+            return None
+        if exchange.move == OFFER and not self.holds_turn(exchange):
+            # Only its receiver's word says it offered: named only if the reports show it
+            # held the turn (``VerifiedGame`` asks again while they may still show it).
+            if self.holds_turn(exchange) is False:
+                self.open.pop(seq, None)
             return None
         self._close(exchange)
         return Lie(

@@ -10,6 +10,7 @@ the table had the exchange done. An honest game must still end as ever, naming n
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -53,6 +54,27 @@ class BendsRead(PassThrough):
         return data
 
 
+class BendsOfferMac(PassThrough):
+    """A peer's link whose first offer read comes with another mac: as a cheater's bad mac,
+    or an honest offer garbled on the way, looks to its receiver."""
+
+    def __init__(self, stream: trio.SocketStream, bent: list[bytes]) -> None:
+        super().__init__(stream)
+        self._bent = bent
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        data = await self._stream.receive_some(max_bytes)
+        if not self._bent and b'"cmd":"offer"' in data and b'"mac":"' in data:
+            self._bent.append(data)
+            return re.sub(rb'"mac":"([0-9a-f])', _flip_digit, data, count=1)
+        return data
+
+
+def _flip_digit(match: re.Match[bytes]) -> bytes:
+    digit = int(match.group(1), 16) ^ 1
+    return b'"mac":"' + format(digit, "x").encode()
+
+
 async def play(
     players: int,
     seed: int,
@@ -61,6 +83,7 @@ async def play(
     *,
     loses: bytes | None = None,
     reads: tuple[bytes, bytes] | None = None,
+    bend_mac: bool = False,
 ) -> tuple[TableOutcome, dict[str, Outcome | PeerError], list[dict[str, Any]]]:
     """A game; with ``loses``, p0's first write to a neighbour holding those bytes is lost;
     with ``reads`` (needle, instead), its first read holding the needle comes bent."""
@@ -94,6 +117,7 @@ async def play(
                             None if index
                             else (lambda stream: DropsOnce(stream, loses, lost)) if loses
                             else (lambda stream: BendsRead(stream, *reads, lost)) if reads
+                            else (lambda stream: BendsOfferMac(stream, lost)) if bend_mac
                             else None
                         ),
                     ),
@@ -183,3 +207,21 @@ async def test_a_card_that_comes_as_garbage_or_not_at_all_comes_through_the_tabl
     assert all(isinstance(result, Outcome) for result in results.values()), results
     asked = [e for e in events if e.get("event") == "witness" and e["nick"] == "p0"]
     assert len(asked) == 1, (why, asked)
+
+
+async def test_an_offer_whose_mac_is_not_its_offerers_is_refused_and_comes_through_the_table(
+) -> None:
+    """p0 reads its first offer with another mac (a cheater's, or garbled on the way): it
+    checks the offer with the table before taking it (protocol 14.6, "Checking an offer"),
+    refuses it, and the offerer, honest, gives it through the table, where p0 takes it.
+    The game ends as ever, naming no one (before, p0 took it, and the table named both
+    as suspects)."""
+    table, results, events = await play(3, 12, None, 0, bend_mac=True)
+    assert table.loser is not None and table.culprit is None, table.line
+    assert all(isinstance(result, Outcome) for result in results.values()), results
+    # (A pass checked as the game ends is refused too, as over: it changes nothing.)
+    refusals = [e for e in events if e.get("event") == "offer_refused"]
+    [refused] = [e for e in refusals if "game is over" not in e["message"]]
+    assert refused["nick"] == "p0" and "mac" in refused["message"]
+    [taken] = [e for e in events if e.get("event") == "witnessed" and e["nick"] == "p0"]
+    assert taken["seq"] == refused["seq"] and taken["move"] == "answer"

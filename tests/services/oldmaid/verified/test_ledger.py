@@ -197,6 +197,20 @@ def test_an_altered_mac_names_both_sides_as_suspects_and_no_culprit() -> None:
     assert set(lie.suspects) == {x.sender, x.receiver}
 
 
+def test_in_a_witnessed_game_an_offer_taken_without_its_mac_is_the_receivers_doing() -> None:
+    """Its receiver checks each offer with the table before it takes it (14.6, "Checking
+    an offer"): the table would have refused this one, so the receiver took it unchecked
+    or altered its report. The two suspects of an unwitnessed game become one."""
+    game = honest_game(14, 3)
+    x = a_card_exchange(game)
+    altered = dataclasses.replace(x.received, num_cards=x.received.num_cards + 1)
+    ledger = ledger_of(game)
+    ledger.offers_checked = True
+    lie = feed(ledger, changed(game, x.receiver, x.received, altered), [])
+    assert lie is not None and (lie.rule, lie.culprit) == ("bad_mac", x.receiver)
+    assert "check" in lie.what
+
+
 def test_a_bad_mac_on_the_wire_alone_is_no_lie_when_the_gave_carries_the_offerers() -> None:
     """The offer's content is what the offerer signed (its gave's mac is its mac of that
     very offer): only the mac bytes the receiver got were bad, which changes nothing."""

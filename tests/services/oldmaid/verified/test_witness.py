@@ -17,7 +17,15 @@ from ring.oldmaid import exchanges
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Answer, Move, OfferSeen, PickSeen, Witness
 from services.oldmaid.verified.entries import Out
-from services.oldmaid.verified.witness import ANSWER, CARD, DONE, PICK, Refused, WitnessDesk
+from services.oldmaid.verified.witness import (
+    ANSWER,
+    CARD,
+    DONE,
+    OFFER,
+    PICK,
+    Refused,
+    WitnessDesk,
+)
 from tests.helpers.oldmaid_ledger import Exchange, HonestGame, feed, honest_game, ledger_of
 
 
@@ -278,3 +286,103 @@ def test_an_ack_that_is_not_the_receivers_brought_by_the_offerer_leaves_the_answ
     assert (exchange.owes, exchange.move) == (x.receiver, ANSWER)
     lie = s.desk.overdue(x.seq, exchange.step)
     assert lie is not None and (lie.rule, lie.culprit) == ("no_answer", x.receiver)
+
+
+# -- a receiver's check of an offer (14.6, "Checking an offer") --------------------------
+
+
+def bent(offer: OfferSeen) -> OfferSeen:
+    """The offer with its first hash changed: its mac no longer covers it."""
+    first = format(int(offer.hashes[0], 16) ^ 1, "032x")
+    return OfferSeen(sender=offer.sender, seq=offer.seq, num_cards=offer.num_cards,
+                     hashes=[first, *offer.hashes[1:]], mac=offer.mac)  # fmt: skip
+
+
+def test_an_offer_with_its_offerers_mac_passes_the_check_and_opens_nothing() -> None:
+    s = scene(7)
+    assert s.desk.check(s.x.receiver, s.offer) is None
+    assert not s.desk.open
+
+
+def test_a_bad_mac_makes_its_offerer_owe_the_offer_through_the_table() -> None:
+    s = scene(8)
+    x = s.x
+    exchange = s.desk.check(x.receiver, bent(s.offer))
+    assert exchange is not None and (exchange.owes, exchange.move) == (x.sender, OFFER)
+    with pytest.raises(Refused, match="waits for"):  # the receiver cannot bring it
+        s.desk.ask(x.receiver, Witness(to=x.sender, offer=s.offer, pick=s.pick))
+    with pytest.raises(Refused, match="mac"):  # nor the offerer a bad one
+        s.desk.move(x.sender, Move(seq=x.seq, offer=bent(s.offer)))
+    exchange, lie = s.desk.move(x.sender, Move(seq=x.seq, offer=s.offer))
+    assert lie is None and (exchange.owes, exchange.move) == (x.receiver, ANSWER)
+    assert exchange.notice().offer == s.offer  # the receiver now takes the offerer's own
+    exchange, _ = s.desk.move(x.receiver, Move(seq=x.seq, answer=s.answer))
+    exchange, _ = s.desk.move(x.receiver, Move(seq=x.seq, pick=s.pick))
+    exchange, lie = s.desk.move(x.sender, s.card())
+    assert lie is None and exchange.move == DONE
+
+
+def test_the_offerer_asking_with_its_offer_is_its_move() -> None:
+    s = scene(9)
+    x = s.x
+    s.desk.check(x.receiver, bent(s.offer))
+    exchange, lie = s.desk.ask(x.sender, Witness(to=x.receiver, offer=s.offer))
+    assert lie is None and (exchange.owes, exchange.move, exchange.step) == (x.receiver, ANSWER, 2)
+
+
+def test_an_offerer_holding_the_turn_that_never_brings_its_offer_is_named() -> None:
+    s = scene(10)
+    x = s.x
+    exchange = s.desk.check(x.receiver, bent(s.offer))
+    assert exchange is not None and not s.desk.undecided(x.seq, exchange.step)
+    lie = s.desk.overdue(x.seq, exchange.step)
+    assert lie is not None and (lie.rule, lie.culprit) == ("no_answer", x.sender)
+    assert "offer through the table" in lie.what
+
+
+def test_a_check_naming_a_player_without_the_turn_names_no_one() -> None:
+    # A receiver's check is its word: a claimed offer from a player the reports do not
+    # show holding the turn is dropped, whoever wrote it.
+    s = scene(11, players=4)
+    x = s.x
+    seats = s.game.seats
+    claimed = next(n for n in seats if n not in (x.sender, x.receiver))
+    to = s.desk.next_in(claimed)
+    assert to is not None
+    fake = OfferSeen(sender=claimed, seq=x.seq, num_cards=1, hashes=["0" * 32], mac="1" * 32)
+    exchange = s.desk.check(to, fake)
+    assert exchange is not None and exchange.owes == claimed
+    assert s.desk.overdue(x.seq, exchange.step) is None
+    assert not s.desk.open
+
+
+def test_a_check_ahead_of_the_reports_waits_for_them() -> None:
+    s = scene(12)
+    x = s.x
+    to = s.desk.next_in(x.receiver)
+    assert to is not None
+    ahead = OfferSeen(sender=x.receiver, seq=x.seq + 1, num_cards=1, hashes=["0" * 32],
+                      mac="1" * 32)  # fmt: skip
+    exchange = s.desk.check(to, ahead)
+    assert exchange is not None and s.desk.undecided(x.seq + 1, exchange.step)
+    assert s.desk.overdue(x.seq + 1, exchange.step) is None and s.desk.open
+
+
+@pytest.mark.parametrize(
+    ("case", "says"),
+    [("judged", "judged already"), ("not next", "not the next player"), ("self", "not another")],
+)
+def test_a_bad_offer_that_cannot_be_a_turn_opens_nothing(case: str, says: str) -> None:
+    s = scene(13)
+    x = s.x
+    offer, asker = bent(s.offer), x.receiver
+    if case == "judged":
+        offer = OfferSeen(sender=offer.sender, seq=x.seq - 1, num_cards=offer.num_cards,
+                          hashes=offer.hashes, mac=offer.mac)  # fmt: skip
+    elif case == "not next":
+        asker = next(n for n in s.game.seats if n not in (x.sender, x.receiver))
+    else:
+        asker = x.sender
+    with pytest.raises(Refused, match=says):
+        s.desk.check(asker, offer)
+    assert not s.desk.open
