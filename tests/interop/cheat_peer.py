@@ -44,6 +44,20 @@ verified games only (``--verify``)
                          exchange it has no right to make); serve the pick honestly (the
                          card picked, with its salt), send its ``gave`` (with the ack and the
                          signed pick), and play on as ever
+  ``steer-pick-bad-mac`` steering the pick, carried by a bad mac: the first offer of two
+                         cards or more it makes holding the Old Maid commits the Old Maid at
+                         every position (each hash ``card_hash`` of a fresh salt and
+                         ``joker|maid``), while its ``mac`` is the mac of its honest commitment
+                         (its hand in order, with its honest salts), not of the hashes sent;
+                         whatever position is picked, it gives the Old Maid with the salt that
+                         opens that position, and its ``gave`` carries its honest mac and
+                         honest salts. A retry of that exchange to the next seat (the first
+                         answered ``out``) is bent the same way. Not holding the Old Maid (or
+                         holding only it), it offers honestly and strikes at a later offer, if
+                         any. Its offer refused (``error``: its receiver checked it with the
+                         table), it wants the game to go on: it never sends the offer through
+                         the table (the ``witnessed`` notices are skipped as ever) and waits,
+                         polling ``status``, until the table ends the game
 as the picker
   ``double-pick``        pick twice from one offer
   ``pick-bad``           pick card numbers outside the offer, again and again
@@ -184,10 +198,12 @@ ATTACKS = (
     "no-hand-on",
     "bad-ack",
     "offer-ahead",
+    "steer-pick-bad-mac",
     "garbage-card",  # last: test_cheat_rings derives other attacks' seeds from their index
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
-                 "skip-report", "commit-one-card", "bad-ack", "offer-ahead")  # fmt: skip
+                 "skip-report", "commit-one-card", "bad-ack", "offer-ahead",
+                 "steer-pick-bad-mac")  # fmt: skip
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
 
@@ -206,6 +222,8 @@ ON_YOUR_TURN = ("silent-drawer", "ok-no-draw", "draw-no-ok")
 class Conn(student_peer.Conn):
     """``student_peer``'s connection, skipping every notice of ours while it waits for a reply."""
 
+    last_reply = None  # the last reply read here (steer-pick-bad-mac: was its offer refused?)
+
     def recv_reply(self, deadline):
         while True:
             try:
@@ -213,6 +231,7 @@ class Conn(student_peer.Conn):
             except BadInput as e:
                 raise PeerError(f"{self.name}: garbage instead of a reply ({e})") from None
             if "result" in obj:
+                self.last_reply = obj
                 return obj
             if obj.get("cmd") in NOTICES:
                 if obj.get("cmd") == "witnessed":
@@ -247,6 +266,7 @@ class Cheat(verified_student.VerifiedPeer):
         self.done_once = set()
         self.listener_closed = False  # close-listener: we closed it, and its connections
         self.seen_seq = 0  # the highest exchange number we have seen: offered to us or by us
+        self.steer_seq = None  # steer-pick-bad-mac: the exchange whose offers we bent
         self.stats.update(attack=self.attack, struck=0, struck_at=None)
         # Held from a cheating request until its strike is recorded: the main thread can
         # see the game end (its status poll) between the reply and the record, and must
@@ -335,7 +355,35 @@ class Cheat(verified_student.VerifiedPeer):
         if self.attack == "bad-mac":
             self.strike("sending a made-up mac")
             fields["mac"] = f"{self.cheat_rng.getrandbits(128):032x}"
+        if self.attack == "steer-pick-bad-mac":
+            fields = self.commit_maid_everywhere(to, n, fields)
         return fields
+
+    def commit_maid_everywhere(self, to, n, fields):
+        """steer-pick-bad-mac: the Old Maid at every position, under our honest commitment's mac.
+
+        ``fields`` is the honest offer (our hand in order, honest salts: ``self.offers[to]``,
+        which our ``gave`` reports); only its hashes are replaced, each the Old Maid under a
+        fresh salt, kept in ``self.offers[to]["maid_salts"]`` for the pick."""
+        seq = fields["seq"]
+        with self.lock:
+            holds_maid = JOKER in self.hand
+        if not holds_maid or n < 2:
+            return fields  # nothing to steer: honest
+        if self.steer_seq is None:
+            self.steer_seq = seq
+            self.strike(
+                f"offering {to} the Old Maid at all {n} positions of exchange {seq}, under the"
+                " mac of its honest commitment"
+            )
+        elif self.steer_seq == seq:  # the same exchange, retried to the next seat
+            print(f"{self.nick}: exchange {seq} again, to {to}: the Old Maid at each", flush=True)
+        else:
+            return fields  # struck once already: honest from then on
+        salts = [f"{self.cheat_rng.getrandbits(128):032x}" for _ in range(n)]
+        self.offers[to]["maid_salts"] = salts
+        hashes = [verified_student.card_hash(salt, JOKER) for salt in salts]
+        return {**fields, "hashes": hashes}  # the mac stays the honest commitment's
 
     def receipt_card(self, card):
         if self.attack != "false-receipt":
@@ -401,6 +449,32 @@ class Cheat(verified_student.VerifiedPeer):
 
     # ---- the offerer -------------------------------------------------------
 
+    def ask(self, seat, msg):
+        """steer-pick-bad-mac: a bent offer answered ``error`` is ``"refused"``, not our error."""
+        if self.attack != "steer-pick-bad-mac" or msg.get("cmd") != "offer":
+            return super().ask(seat, msg)
+        conn = self.outs.get(seat)
+        if conn is not None:
+            conn.last_reply = None
+        try:
+            return super().ask(seat, msg)
+        except PeerError:
+            nick = self.players[seat][2]
+            conn = self.outs.get(seat)
+            rep = conn.last_reply if conn is not None else None
+            bent = "maid_salts" in (self.offers.get(nick) or {})
+            if not bent or rep is None or rep.get("result") != "error":
+                raise
+            print(f"{self.nick}: {nick} refused our offer: {rep}", flush=True)
+            return "refused", conn
+
+    def wait_for_the_end(self):
+        """steer-pick-bad-mac, refused: no move of ours (nor through the table) till the end."""
+        print(f"{self.nick}: waiting for the table to end the game", flush=True)
+        if threading.current_thread() is threading.main_thread():
+            return  # the main thread polls the table's status to the end (poll_until_over)
+        self.stay_silent()  # the main thread's status poll ends the game for us
+
     def hold_turn(self):
         if self.gone_quiet():
             return self.stay_silent()
@@ -426,6 +500,9 @@ class Cheat(verified_student.VerifiedPeer):
             result, _ = self.ask(seat, {"cmd": "offer", "num_cards": n})
             if result == "ok":
                 self.after_offer(seat, n)
+                return
+            if result == "refused":  # steer-pick-bad-mac: its bent offer was refused
+                self.wait_for_the_end()
                 return
         with self.lock:
             if not self.is_out:
@@ -569,6 +646,8 @@ class Cheat(verified_student.VerifiedPeer):
             return self.steer(conn)
         if attack == "commit-one-card" and self.reporting:
             return self.give_committed(conn, n)
+        if attack == "steer-pick-bad-mac" and self.reporting:
+            return self.give_maid(conn, n)
         if attack not in FORGERIES:
             return super().serve_pick(conn, n)
         msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
@@ -665,6 +744,36 @@ class Cheat(verified_student.VerifiedPeer):
             self.send_card(conn, card, position)  # that position's salt; gave: all of them
             if not self.hand:
                 self.go_out()
+
+    def give_maid(self, conn, n):
+        """steer-pick-bad-mac: any pick of a bent offer gets the Old Maid, with the salt that
+        opens its position; then the gave, with our honest mac and honest salts."""
+        offer = self.offers.get(self.pending_gave["to"]) if self.pending_gave else None
+        if offer is None or "maid_salts" not in offer:
+            return super().serve_pick(conn, n)  # an honest offer
+        salts = offer["maid_salts"]
+        for _ in range(student_peer.MAX_BAD_PICKS):
+            msg = conn.recv(time.monotonic() + student_peer.REPLY_TIMEOUT)
+            if msg.get("cmd") != "pick":
+                raise PeerError(f"expected a pick, got {msg!r}")
+            position = student_peer.pick_index(msg.get("card_num"), len(salts), False)
+            if position is None:
+                conn.send({"result": "error", "message": "no such card"})
+                continue
+            with self.lock:
+                if JOKER in self.hand:
+                    self.hand.remove(JOKER)
+                conn.send({"result": "ok", "card": list(JOKER), "salt": salts[position]})
+                print(
+                    f"{self.nick}: gave the Old Maid for pick {msg.get('card_num')}, with the"
+                    " salt that opens it",
+                    flush=True,
+                )
+                self.report_gave()  # our honest mac and salts: before we go out
+                if not self.hand:
+                    self.go_out()
+            return
+        raise PeerError(f"{student_peer.MAX_BAD_PICKS} bad picks in a row")
 
     # ---- the picker ----------------------------------------------------------
 

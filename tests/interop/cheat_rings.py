@@ -128,6 +128,9 @@ CAUGHT_WITNESSED = {
     "false-give-up": ("left",),
     # A card reply its picker cannot read: the picker asks the table at once (14.6).
     "garbage-card": ("no_answer",),
+    # The Old Maid committed at every position, carried by a bad mac: its receiver checks
+    # the offer with the table, refuses it, and the cheater never offers it there (14.6).
+    "steer-pick-bad-mac": ("no_answer",),
 }
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.

@@ -114,13 +114,22 @@ WITNESSED = (
     "ok-no-draw",
     # A card reply the picker cannot read goes to the table at once.
     "garbage-card",
+    # The Old Maid at every position, under a mac of its honest commitment: the receiver's
+    # check with the table refuses it before it picks ("Checking an offer").
+    "steer-pick-bad-mac",
 )
+
+
+# Games in which the attack strikes (it waits for an offer of two cards or more while
+# holding the Old Maid, which the derived game never has).
+WITNESSED_GAMES = {"steer-pick-bad-mac": (4, 1001)}
 
 
 @pytest.mark.parametrize("attack", WITNESSED)
 def test_each_attack_in_a_witnessed_game_names_the_cheater(attack: str) -> None:
     index = WITNESSED.index(attack)
-    game = judged(3 + index % 4, 27_600 + index, attack, witnessed=True)
+    players, seed = WITNESSED_GAMES.get(attack, (3 + index % 4, 27_600 + index))
+    game = judged(players, seed, attack, witnessed=True)
     assert game.outcome is not None and game.struck, game.describe()
     assert game.outcome.culprit == CHEATER, game.describe()
     assert game.outcome.rule in CAUGHT_WITNESSED[attack], game.describe()
