@@ -429,7 +429,11 @@ class Links:
         # counts no one out before it is empty: only an offer can find a seat out.
         grace = OUT_GRACE if isinstance(request, Offer) else timeout
         try:
-            await link.send(request)
+            wire = self.reporting.on_the_wire(request, self._turns.nick_of(seat))
+            if wire is request:
+                await link.send(request)
+            else:  # ring check's garbled offer: the link keeps the one we meant
+                await link.send(wire, meant=request)
             while True:
                 wait = min(grace, deadline - trio.current_time())
                 try:

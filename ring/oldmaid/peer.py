@@ -163,6 +163,7 @@ class Peer:
         witnessing.on = on
         if not on:
             return
+        self.links.reporting.bad_mac_to = self.config.bad_mac_to
         witnessing.request = self.table.request
         witnessing.post = self.table.post
         witnessing.game_over = self.table.game_over

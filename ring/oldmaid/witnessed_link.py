@@ -142,12 +142,16 @@ class WitnessedLink:
 
     # -- sending ---------------------------------------------------------------------------
 
-    async def send(self, message: Any, *, timeout: float | None = None, **kw: Any) -> None:
+    async def send(
+        self, message: Any, *, timeout: float | None = None, meant: Any = None, **kw: Any
+    ) -> None:
+        """Send ``message``; ``meant``: the one the exchange keeps, if what goes on the wire
+        differs (ring check's offer garbled on the way)."""
         if not self._desk.on:
             assert self.conn is not None
             await self.conn.send(message, timeout=timeout, **kw)
             return
-        exchange = self._sent(message)
+        exchange = self._sent(message if meant is None else meant)
         if self.conn is None and exchange is not None and not exchange.witnessed:
             # No link to send it on: the table carries it, or (refused) it is as closed.
             if not await self._desk.ask(exchange):

@@ -190,12 +190,17 @@ class Witnessing:
         reply = await self.request(CheckOffer(offer=seen))
         if reply.ok:
             return None
-        known = self.exchanges.get(offer.seq)
-        if known is not None and known.role is Role.PICKER and known.other == offer.sender:
-            del self.exchanges[offer.seq]
         message = reply.message or "the table did not pass it"
         self._log.write("offer_refused", seq=offer.seq, message=message,
                         **{"from": offer.sender})  # fmt: skip
+        known = self.exchanges.get(offer.seq)
+        if known is not None and known.role is Role.PICKER and known.other == offer.sender:
+            del self.exchanges[offer.seq]
+            latest = known.latest
+            if latest is not None and latest.owes == self.nick and latest.move == ANSWER:
+                # Its offerer asked the table meanwhile: the offer it brought is the one
+                # to answer (its notice found this exchange, so it took nothing yet).
+                self._take_from_table(latest)
         return message
 
     def may_ask(self, exchange: Exchange) -> bool:

@@ -186,8 +186,9 @@ OLDMAID_VERIFIED_PLAY = _must("oldmaid.verified-play", OM, "11.1", "A peer that 
                               "report every exchange as sections 14.5 and 14.6 say; joined with "
                               "`\"witness\":true` too, it must make every move it owes of an "
                               "exchange the table witnesses, draw when the table hands it the "
-                              "draw turn, and not give up on a draw turn it handed "
-                              "on.")  # fmt: skip
+                              "draw turn, not give up on a draw turn it handed on, and "
+                              "check every offer with the table before it takes it "
+                              "(`check_offer`).")  # fmt: skip
 OLDMAID_WITNESS = _should("oldmaid.witness", OM, "11.1", "A peer that verifies should join "
                           "with `\"witness\":true` and take part in exchanges the table "
                           "witnesses.")  # fmt: skip

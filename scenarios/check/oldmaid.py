@@ -98,7 +98,8 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "oldmaid.md 14.6", Stage((P, "ours1", "ours2"), verified=True)),
         ("oldmaid.verify.witness",
          "a verified game of three in which our players ask the table to witness every "
-         "exchange they wait in at all: make the moves you owe through the table",
+         "exchange they wait in at all: make the moves you owe through the table, and "
+         "check each offer with it before you take it",
          "oldmaid.md 14.6", Stage((P, "ours1", "ours2"), verified=True, witnessed=True)),
         ("oldmaid.verify.forged-turn",
          "a verified game of three in which a stranger sends it a turn as its right "

@@ -286,19 +286,24 @@ def _judge_witness(context: CaseContext, witnessing: WitnessWatch) -> None:
     if warning is not None:
         context.judge.warn(warning, rules.OLDMAID_WITNESS)
     elif witnessing.joined_witness and not (
-        witnessing.witnessed and witnessing.draw_turns and witnessing.oks_withheld
+        witnessing.witnessed
+        and witnessing.draw_turns
+        and witnessing.oks_withheld
+        and witnessing.offers_refused
     ):
         raise RuntimeError(
             f"the table witnessed {witnessing.witnessed} exchanges with it and handed it "
-            f"{witnessing.draw_turns} draw turns, and our players left "
-            f"{witnessing.oks_withheld} of its your_turns unanswered: the case proved nothing"
+            f"{witnessing.draw_turns} draw turns, our players left "
+            f"{witnessing.oks_withheld} of its your_turns unanswered, and it refused "
+            f"{witnessing.offers_refused} offers with a bad mac: the case proved nothing"
         )
     else:
         context.judge.note(
             f"the table witnessed {witnessing.witnessed} exchanges with it; it made "
             f"{witnessing.moves} moves through the table; the table handed it "
             f"{witnessing.draw_turns} draw turn(s), and it drew; {witnessing.oks_withheld} "
-            "your_turn of its went unanswered, and it waited on"
+            "your_turn of its went unanswered, and it waited on; it checked an offer with a "
+            f"bad mac with the table and refused it ({witnessing.offers_refused})"
         )
 
 
@@ -443,6 +448,7 @@ async def _our_player(
             # drawn on (14.6, "The draw turn"): it draws on the one, waits on the other.
             withhold_your_turn_to=PROGRAM if stage.witnessed else None,
             withhold_ok_from=PROGRAM if stage.witnessed else None,
+            bad_mac_to=PROGRAM if stage.witnessed else None,
         )
     )
     with leave:

@@ -3,10 +3,12 @@
 In that case our players ask the table to witness every exchange they wait in at all
 (protocol 14.6, "The table as witness"), so a program that joined with ``witness`` makes
 its moves of those exchanges through the table, and they never send it their first
-``your_turn``, so that the table hands it the draw turn ("The draw turn"); the table names
-it if it does not move or draw. This record hub subscriber notes whether the program
-joined with ``witness``, how many exchanges with it the table took to witness and how many
-draw turns it handed it, so that the case can WARN a program that never asked to take
+``your_turn``, so that the table hands it the draw turn ("The draw turn"), and send it
+one offer with a bad mac, which it must check with the table and refuse ("Checking an
+offer"); the table names it if it does not move or draw, or takes that offer. This record
+hub subscriber notes whether the program joined with ``witness``, how many exchanges with
+it the table took to witness, how many draw turns it handed it and how many bad offers it
+refused, so that the case can WARN a program that never asked to take
 part, and knows it proved something when it PASSes.
 """
 
@@ -32,6 +34,9 @@ class WitnessWatch:
     moves: int = 0  # the program's moves through the table
     draw_turns: int = 0  # draw turns the table handed it (14.6, "The draw turn")
     oks_withheld: int = 0  # its your_turns our players drew on without answering
+    # Offers of ours with a bad mac that its check with the table refused ("Checking an
+    # offer"): the table's notice that our player owes the offer through it.
+    offers_refused: int = 0
 
     def peer_event(self, record: dict[str, Any]) -> None:
         """One of our players' event-log records."""
@@ -53,6 +58,8 @@ class WitnessWatch:
         to_program = record.get("dir") == "out" and record.get("nick") == PROGRAM
         if to_program and message.get("cmd") == "witnessed" and message.get("step") == 1:
             self.witnessed += 1
+            if message.get("move") == "offer" and message.get("receiver") == PROGRAM:
+                self.offers_refused += 1
         if to_program and message.get("cmd") == "draw_turn" and message.get("to") == PROGRAM:
             self.draw_turns += 1
 
