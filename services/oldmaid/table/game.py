@@ -202,30 +202,15 @@ class Game:
         if isinstance(request, OutOfCards):
             self.referee.out_of_cards(nick)
             return ok()
-        if isinstance(request, Received | Gave):
+        if isinstance(request, Received | Gave | CheckOffer | Witness | Move):
             if self.verified is None:
                 raise RefereeError(
                     "this game does not report its exchanges: only a game whose every player "
-                    "joined with verify does (protocol 14.6)"
+                    "joined with verify does, and only one whose every player joined with "
+                    "witness too checks offers and witnesses exchanges (protocol 14.6)"
                 )
-            self.verified.report(nick, request)
-            self.clock.moved()  # an exchange went through: the turn moves
-            return ok()
-        if isinstance(request, CheckOffer):
-            if self.verified is None:
-                raise RefereeError(
-                    "this game does not report its exchanges, so the table checks no offers "
-                    "(protocol 14.6)"
-                )
-            return self.verified.check_offer(nick, request)
-        if isinstance(request, Witness | Move):
-            if self.verified is None:
-                raise RefereeError(
-                    "this game does not report its exchanges, so the table witnesses none "
-                    "(protocol 14.6)"
-                )
-            reply = self.verified.witness(nick, request)
-            if reply.ok:  # the exchange moves, through the table: the game is not stuck
+            reply, moved = self.verified.take(nick, request)
+            if moved:  # an exchange went on, or went through the table: the turn moves
                 self.clock.moved()
             return reply
         if isinstance(request, LeftWithTurn):

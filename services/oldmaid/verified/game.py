@@ -183,6 +183,19 @@ class VerifiedGame:
             return False
         return bool(self.desk.open) or self._referee.turn is not None
 
+    def take(self, nick: str, request: Received | Gave | CheckOffer | Witness | Move) -> tuple[
+        Reply, bool
+    ]:
+        """One of a verified game's requests: its reply, and whether the game moved (a report,
+        or an exchange the table witnesses going on)."""
+        if isinstance(request, Received | Gave):
+            self.report(nick, request)
+            return ok(), True
+        if isinstance(request, CheckOffer):
+            return self.check_offer(nick, request), False
+        reply = self.witness(nick, request)
+        return reply, reply.ok
+
     def _open_desk(self) -> tuple[WitnessDesk | None, Reply]:
         """The desk, while a witnessed game is played; else None and the error reply."""
         if self.desk is None or self._notify is None or self._nursery is None:
