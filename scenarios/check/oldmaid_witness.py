@@ -20,6 +20,8 @@ from typing import Any
 from ring.games.record import GameKey
 from scenarios.check.oldmaid_watch import PROGRAM
 
+# How the table's reply to a check_offer that refuses the offer begins (VerifiedGame).
+REFUSED_OFFER = "do not take it"
 # How soon our players in that case ask the table about an exchange: at once, in effect.
 ASK_AT_ONCE = 0.0001
 
@@ -35,7 +37,7 @@ class WitnessWatch:
     draw_turns: int = 0  # draw turns the table handed it (14.6, "The draw turn")
     oks_withheld: int = 0  # its your_turns our players drew on without answering
     # Offers of ours with a bad mac that its check with the table refused ("Checking an
-    # offer"): the table's notice that our player owes the offer through it.
+    # offer"): the table's error replies to its check_offer.
     offers_refused: int = 0
 
     def peer_event(self, record: dict[str, Any]) -> None:
@@ -58,8 +60,9 @@ class WitnessWatch:
         to_program = record.get("dir") == "out" and record.get("nick") == PROGRAM
         if to_program and message.get("cmd") == "witnessed" and message.get("step") == 1:
             self.witnessed += 1
-            if message.get("move") == "offer" and message.get("receiver") == PROGRAM:
-                self.offers_refused += 1
+
+        if to_program and str(message.get("message", "")).startswith(REFUSED_OFFER):
+            self.offers_refused += 1  # the table's reply to its check_offer of our offer
         if to_program and message.get("cmd") == "draw_turn" and message.get("to") == PROGRAM:
             self.draw_turns += 1
 

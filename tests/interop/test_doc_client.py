@@ -137,3 +137,24 @@ def test_it_takes_and_leaves_draw_turns_the_table_hands_on(tmp_path: Path) -> No
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     handed = [r for r in records if (r.get("msg") or {}).get("cmd") == "draw_turn"]
     assert len(handed) >= 2, len(handed)  # each went to two players: its drawer, its sender
+
+
+def test_it_checks_offers_and_sends_refused_ones_through_the_table(tmp_path: Path) -> None:
+    """Two doc clients that garble a quarter of their offers' macs on the way, and a ``ring
+    peer`` (14.6, "Checking an offer"): every receiver checks each offer with the table and
+    refuses the garbled ones, each such offer comes through the table, and the game ends
+    as ever, naming no one."""
+    transcript = tmp_path / "t.jsonl"
+    ending, lines = play(
+        3, verified=True, clients=2, players=3, transcript=transcript,
+        extra=("--garble-offer", "0.25"),
+    )  # fmt: skip
+    assert ending.startswith("game over"), (ending, lines)
+    assert all(" exit 0: " in line for line in lines), lines
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    checks = [r for r in records if (r.get("msg") or {}).get("cmd") == "check_offer"]
+    owed = [
+        r for r in records
+        if (r.get("msg") or {}).get("cmd") == "witnessed" and r["msg"].get("move") == "offer"
+    ]  # fmt: skip
+    assert len(checks) >= 5 and owed, (len(checks), len(owed))

@@ -5,7 +5,8 @@
                         [--modes verified,verify-mixed,no-verify] [--keep DIR]
                         [--witness-after S] [--no-witness] [--ring-no-witness]
                         [--drop-your-turn P] [--no-ok-to-your-turn P]
-                        [--no-ok-how silent|error|close] [--late-your-turn P] [--timeout S]
+                        [--no-ok-how silent|error|close] [--late-your-turn P]
+                        [--garble-offer P] [--fake-check P] [--timeout S]
 
 Only runs the project's commands (ring table, ring peer); everything on
 127.0.0.1, every process bounded by a timeout. Prints one line per game and
@@ -46,6 +47,19 @@ ho= your_turns of ours that got no ok (the turn taken as handed on),
 late= draws refused as a late your_turn's; tdt= the cards whose draw turn the
 table handed on (draw_turn notices in its transcript). The summary adds them up.
 --timeout S bounds each process (default 60 s; a dropped your_turn costs 2 s).
+
+Checking an offer (14.6, witnessed games): our clients check every offer with
+the table (check_offer) before they answer it ok. --garble-offer P makes ours
+send an offer directly with its mac garbled, with probability P (the
+receiver's check fails, it answers error, and ours offer through the table);
+--fake-check P (2-player rings) makes ours, before offering, check a made-up
+offer of the other player's next exchange (the table sends that player an
+`offer` notice before it has offered it, and its offer must then go through
+the table). Each game's line then shows, summed over our clients: chk= checks
+passed, cref= checks refused (offers answered error, not taken), err= our
+offers answered error, om= our offers sent through the table (offer move or
+witness), pend= offer notices for exchanges of ours not offered yet, garb=
+offers garbled, fake= made-up checks.
 """
 
 import argparse
@@ -61,6 +75,7 @@ RING = os.path.join(ROOT, ".venv", "bin", "ring")
 PEER = os.path.join(HERE, "verified_peer.py")
 TIMEOUT = 60
 COUNTS = ("drop", "nook", "dt_to", "dt_acted", "dt_from", "dt_ignored", "ho", "late", "tdt")
+CHECKS = ("chk", "cref", "err", "om", "pend", "garb", "fake")
 
 
 def parse_range(text):
@@ -139,6 +154,15 @@ def play(size, mine, seed, mode, keep, witness_args=(), ring_args=(), fault_args
             "ho": sum("handed_on: our your_turn" in l for l in lines),
             "late": sum("late_your_turn:" in l for l in lines),
             "tdt": 0,
+            # 14.6 "Checking an offer"
+            "chk": sum("check_offer: exchange" in l for l in lines),
+            "cref": sum("offer_refused:" in l for l in lines),
+            "err": sum("was answered error by" in l for l in lines),
+            "om": sum("through the table (offer move)" in l
+                      or "through the table (witness)" in l for l in lines),
+            "pend": sum("which we have not offered yet" in l for l in lines),
+            "garb": sum("fault: garbled the mac" in l for l in lines),
+            "fake": sum("fault: made-up check" in l for l in lines),
         }
         results.append((nick, code, lines[-1] if lines else "", elines + warn,
                         len(asked), len(noticed - asked), counts))
@@ -159,7 +183,8 @@ def play(size, mine, seed, mode, keep, witness_args=(), ring_args=(), fault_args
                         handed.add(msg.get("draw"))
     except (OSError, ValueError):
         pass
-    results.append(("table", 0, "", [], 0, 0, dict(dict.fromkeys(COUNTS, 0), tdt=len(handed))))
+    results.append(("table", 0, "", [], 0, 0,
+                    dict(dict.fromkeys(COUNTS + CHECKS, 0), tdt=len(handed))))
     return tag, tlines[-1] if tlines else "(no table output)", results
 
 
@@ -184,6 +209,11 @@ def main():
                     help="passed to our clients: instead of ok, nothing, error or a close")
     ap.add_argument("--late-your-turn", type=float, default=0.0, metavar="P",
                     help="passed to our clients: send a your_turn 2.5 s late, probability P")
+    ap.add_argument("--garble-offer", type=float, default=0.0, metavar="P",
+                    help="passed to our clients: garble a direct offer's mac, probability P")
+    ap.add_argument("--fake-check", type=float, default=0.0, metavar="P",
+                    help="passed to our clients (2-player rings): check a made-up offer of "
+                         "the other player's next exchange, probability P")
     ap.add_argument("--timeout", type=float, default=60.0, metavar="S",
                     help="bound on each process (default 60 s)")
     args = ap.parse_args()
@@ -198,6 +228,11 @@ def main():
         fault_args += ["--no-ok-how", args.no_ok_how]
     if args.late_your_turn:
         fault_args += ["--late-your-turn", str(args.late_your_turn)]
+    check_faults = []
+    if args.garble_offer:
+        check_faults += ["--garble-offer", str(args.garble_offer)]
+    if args.fake_check:
+        check_faults += ["--fake-check", str(args.fake_check)]
     afters = args.witness_after.split(",") if args.witness_after else [None]
     witness_args = []   # one list of options for each of our clients
     for after in afters:
@@ -209,7 +244,7 @@ def main():
     os.makedirs(args.keep, exist_ok=True)
     bad = 0
     total = 0
-    totals = dict.fromkeys(COUNTS, 0)
+    totals = dict.fromkeys(COUNTS + CHECKS, 0)
     for mode in args.modes.split(","):
         for size in parse_range(args.sizes):
             # --mine all: a ring of only our clients
@@ -219,7 +254,8 @@ def main():
                 for seed in parse_range(args.seeds):
                     t0 = time.monotonic()
                     tag, line, results = play(size, mine, seed, mode, args.keep,
-                                              witness_args, ring_args, fault_args)
+                                              witness_args, ring_args,
+                                              fault_args + check_faults)
                     total += 1
                     ok = (line.startswith("game over")
                           and all(r[1] == 0 and not r[3] for r in results))
@@ -227,24 +263,33 @@ def main():
                         bad += 1
                     asked = sum(r[4] for r in results)
                     brought = sum(r[5] for r in results)
-                    game = dict.fromkeys(COUNTS, 0)
+                    game = dict.fromkeys(COUNTS + CHECKS, 0)
                     for r in results:
-                        for k in COUNTS:
+                        for k in COUNTS + CHECKS:
                             game[k] += r[6][k]
                             totals[k] += r[6][k]
                     draw = ""
-                    if fault_args or any(game.values()):
+                    if fault_args or any(game[k] for k in COUNTS):
                         draw = ("drop=%d nook=%d dt=%d/%d tdt=%d ho=%d late=%d "
                                 % (game["drop"], game["nook"], game["dt_to"], game["dt_acted"],
                                    game["tdt"], game["ho"], game["late"]))
-                    print("%-4s %-28s %5.1fs  w=%-3d t=%-3d %s%s"
+                    checks = ""
+                    if check_faults or any(game[k] for k in CHECKS):
+                        checks = ("chk=%d cref=%d err=%d om=%d pend=%d garb=%d fake=%d "
+                                  % tuple(game[k] for k in CHECKS))
+                    print("%-4s %-28s %5.1fs  w=%-3d t=%-3d %s%s%s"
                           % ("ok" if ok else "BAD", tag, time.monotonic() - t0, asked,
-                             brought, draw, line), flush=True)
+                             brought, draw, checks, line), flush=True)
                     for nick, code, last, elines, _, _, _ in results:
                         if code != 0 or elines:
                             print("       %s exit %s: %s %s" % (nick, code, last, elines[-3:]))
     print("%d games, %d not normal" % (total, bad))
-    if fault_args or any(totals.values()):
+    if any(totals[k] for k in CHECKS):
+        print("checking an offer: %d checks passed, %d refused (offer answered error, not "
+              "taken); %d offers of ours answered error, %d sent through the table; %d offer "
+              "notices before we offered; %d offers garbled, %d made-up checks"
+              % tuple(totals[k] for k in CHECKS))
+    if fault_args or any(totals[k] for k in COUNTS):
         print("draw turn: %d your_turns dropped, %d drawn on without ok; %d draw_turn notices "
               "handed one of ours the turn, %d acted on (drew), %d ignored; %d notices named "
               "one of ours as from; %d your_turns of ours got no ok (handed_on); %d late "

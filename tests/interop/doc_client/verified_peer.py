@@ -8,7 +8,8 @@ connection, a lock around the shared state, print() for logging.
                             [--seed N] [--no-verify] [--no-witness]
                             [--witness-after SECONDS] [--drop-your-turn P]
                             [--no-ok-to-your-turn P] [--no-ok-how silent|error|close]
-                            [--late-your-turn P] [--quiet]
+                            [--late-your-turn P] [--garble-offer P] [--fake-check P]
+                            [--no-offer-check] [--quiet]
     python verified_peer.py --selftest
 
 Section numbers in the comments are those of docs/protocols/oldmaid.md.
@@ -109,8 +110,7 @@ def your_turn_text(frm, to):
 
 def witness_msg(to, offer, ack=None, pick=None, answer=None):
     """14.6 "Asking": what we have of an exchange; `offer` as sent or as it came."""
-    msg = {"cmd": "witness", "to": to,
-           "offer": {k: offer.get(k) for k in ("from", "seq", "num_cards", "hashes", "mac")}}
+    msg = {"cmd": "witness", "to": to, "offer": offer_fields(offer)}
     if ack is not None:
         msg["ack"] = ack          # the offerer, once it has the receiver's ok
     if pick is not None:
@@ -120,10 +120,26 @@ def witness_msg(to, offer, ack=None, pick=None, answer=None):
     return msg
 
 
-def move_msg(seq, answer=None, pick=None, card=None, salt=None):
-    """14.6 "Moving": one move, the same as it was (or would be) made directly."""
+OFFER_FIELDS = ("from", "seq", "num_cards", "hashes", "mac")
+
+
+def offer_fields(offer):
+    """An offer as `witness`, `check_offer` and the `offer` move carry it (14.6)."""
+    return {k: offer.get(k) for k in OFFER_FIELDS}
+
+
+def check_offer_msg(offer):
+    """14.6 "Checking an offer": the offer as it came, before we answer it ok."""
+    return {"cmd": "check_offer", "offer": offer_fields(offer)}
+
+
+def move_msg(seq, answer=None, pick=None, card=None, salt=None, offer=None):
+    """14.6 "Moving": one move, the same as it was (or would be) made directly;
+    `offer`: the offerer's offer, owed after its receiver's check failed."""
     msg = {"cmd": "move", "seq": seq}
-    if answer is not None:
+    if offer is not None:
+        msg["offer"] = offer_fields(offer)
+    elif answer is not None:
         msg["answer"] = {"result": answer["result"], "ack": answer.get("ack")}
     elif pick is not None:
         msg["pick"] = {"card_num": pick["card_num"], "mac": pick["mac"]}
@@ -381,6 +397,8 @@ class Exchange:
         self.taken = False            # receiver: the card (or the pass) is ours
         self.asked = False            # we sent `witness` about it
         self.asked_with = ()          # the moves that request carried ("answer", "pick")
+        self.offer_moved = None       # offerer: True/False once we sent the offer through
+                                      # the table (an `offer` move or `witness`), 14.6
         self.witnessed = False        # the table took it: its moves go through the table
         self.step = 0                 # the highest notice step seen
         self.notice = None            # that notice
@@ -401,7 +419,7 @@ class Peer:
     def __init__(self, nick, table_addr, host, seed, verify, quiet,
                  witness=True, witness_after=PEER_TIMEOUT,
                  drop_your_turn=0.0, no_ok_to_your_turn=0.0, late_your_turn=0.0,
-                 no_ok_how="silent"):
+                 no_ok_how="silent", garble_offer=0.0, fake_check=0.0, no_offer_check=False):
         self.nick = nick
         self.table_addr = table_addr
         self.host_opt = host
@@ -414,6 +432,9 @@ class Peer:
         self.exchanges = {}             # (offerer, receiver, seq) -> Exchange
         self.notices = queue.Queue()    # `witnessed` notices, handled in order
         self.retired = []               # (seat, Link, Exchange): links left after a witness
+        # 14.6 "Checking an offer": `offer` notices for exchanges of ours not offered
+        # yet (seq -> the notice): that offer, when it comes, goes through the table
+        self.pending_offers = {}
         # 14.6 "The draw turn" (witnessed games)
         self.draws_done = 0             # our draws the table accepted
         self.claimed_card = 0           # the highest card number we queued a draw for
@@ -428,6 +449,9 @@ class Peer:
         self.no_ok_to_your_turn = no_ok_to_your_turn  # probability: draw without answering ok
         self.late_your_turn = late_your_turn          # probability: send a your_turn 2.5 s late
         self.no_ok_how = no_ok_how                    # instead of ok: silent, error or close
+        self.garble_offer = garble_offer              # probability: a direct offer's mac garbled
+        self.fake_check = fake_check                  # probability: check a made-up offer (2 players)
+        self.no_offer_check = no_offer_check          # broken on purpose: never check_offer (14.6)
         self.fault_rng = random.Random("faults:%s" % seed if seed is not None else None)
 
         self.lock = threading.Lock()          # shared game state
@@ -807,6 +831,7 @@ class Peer:
         nick = self.players[seat]
         msg = build(nick)
         exch = None
+        through_table = False
         if ctx is not None and self.witnessed:
             seq, hand, salts, hashes = ctx
             exch = Exchange(self.nick, nick, seq, {
@@ -816,6 +841,26 @@ class Peer:
             exch.salts = list(salts)
             with self.lock:
                 self.exchanges[(self.nick, nick, seq)] = exch
+                pending = self.pending_offers.get(seq)
+                if pending is not None and pending.get("receiver") == nick:
+                    # 14.6 "A bad mac": an `offer` notice came for this exchange before
+                    # we offered it: the offer goes through the table, not directly
+                    del self.pending_offers[seq]
+                    step = pending.get("step")
+                    exch.step = step if isinstance(step, int) else 0
+                    exch.notice = pending
+                    through_table = True
+            if pending is not None and not through_table:
+                self.log("an offer notice for our exchange %s names %s as receiver; we offer "
+                         "it to %s: directly" % (seq, pending.get("receiver"), nick))
+        if through_table:
+            self.log("offering exchange %s to %s through the table (its offer notice came "
+                     "before we offered it)" % (exch.seq, nick))
+            if self.offer_through_table(exch):
+                answer, reply, link = self.wait_witnessed_answer(seat, exch, None)
+                return (answer, reply, link, exch)
+            self.log("the table took neither our offer move nor our witness request for "
+                     "exchange %s: offering it directly" % exch.seq)
         # 14.6 "The draw turn": in a witnessed game a your_turn that gets no ok
         # (no answer, an error, a closed connection, no dial) is not given up on
         soft = msg.get("cmd") == "your_turn" and self.witnessed
@@ -863,6 +908,19 @@ class Peer:
             elif dropped:
                 # --drop-your-turn (testing): as if the message were lost on the way
                 self.log("fault: dropped our your_turn to %s (not sent, as if lost)" % nick)
+            elif (exch is not None and self.garble_offer > 0
+                  and self.fault_rng.random() < self.garble_offer):
+                # --garble-offer (testing): the offer's mac garbled on the way; the
+                # receiver's check fails and the offer goes through the table (14.6)
+                bad = dict(msg)
+                m = msg.get("mac") or "0" * 32
+                bad["mac"] = m[:-1] + ("1" if m[-1] == "0" else "0")
+                self.log("fault: garbled the mac of our offer of exchange %s to %s"
+                         % (exch.seq, nick))
+                try:
+                    link.send(bad)
+                except OSError:
+                    link.closed = True
             else:
                 try:
                     link.send(msg)
@@ -978,6 +1036,19 @@ class Peer:
                     why = self.wait_draw_turn_moved(seat, link, soft_start, mark, card,
                                                     "error: %s" % obj.get("message"))
                     return ("handed_on", why, link, None)
+                if result == "error" and exch is not None:
+                    # 14.6 "A bad mac": an offer answered error in a witnessed game
+                    # (its receiver's check failed) goes through the table; not once
+                    # the game is over (`the game is over` is a check's refusal too)
+                    if self.ended():
+                        raise GameEnded()
+                    self.log("our offer of exchange %s was answered error by %s (%s): "
+                             "offering it through the table"
+                             % (exch.seq, nick, obj.get("message")))
+                    if self.offer_through_table(exch):
+                        continue   # the loop's top: the rest goes through the table
+                    if self.ended():
+                        raise GameEnded()
                 raise Fatal("%s answered %s with %s" % (nick, msg["cmd"], json.dumps(obj)),
                             blame=nick, reason="answered %s with %s"
                             % (msg["cmd"], obj.get("message", result)))
@@ -1201,11 +1272,30 @@ class Peer:
             self.serve_pick(seat, link, seq, hand, salts, offer_mac, ack, exch)
 
         ctx = (seq, hand, salts, hashes) if self.witnessed else None
+        self.maybe_fake_check(seq, hand)
         if not self.hand_on("offer", build, on_ok, ctx):
             # 7.5 step 4: no one else is in: we hold the Old Maid
             with self.lock:
                 self.lost = True
             self.log("no one else is in: we hold the Old Maid", [card_str(c) for c in hand])
+
+    def maybe_fake_check(self, seq, hand):
+        """--fake-check (testing, witnessed 2-player games): before we offer exchange
+        `seq`, check with the table a made-up offer (a bad mac) of exchange seq + 1
+        from the other player, which it has not offered yet (it will, once it takes
+        ours). The table witnesses that exchange from its start; the other player
+        must then offer it through the table (14.6 "A bad mac"). Only while we keep
+        cards after the pick (so that the other player must offer it to us)."""
+        if (not self.witnessed or self.fake_check <= 0 or self.no_offer_check
+                or len(self.players) != 2
+                or not isinstance(seq, int) or len(hand) < 2
+                or self.fault_rng.random() >= self.fake_check):
+            return
+        other = self.players[1 - self.seat]
+        fake = {"from": other, "seq": seq + 1, "num_cards": 0, "hashes": [], "mac": "0" * 32}
+        reply = self.table_request(check_offer_msg(fake))
+        self.log("fault: made-up check of exchange %d from %s (not offered yet): %s"
+                 % (seq + 1, other, json.dumps(reply)))
 
     def serve_pick(self, seat, link, seq, hand, salts, offer_mac, ack, exch=None):
         """6.2/6.3: wait for the pick after an accepted offer and answer it.
@@ -1345,7 +1435,75 @@ class Peer:
                  % (exch.seq, other, reply.get("message")))
         return False
 
-    def send_move(self, move, exch=None):
+    def offer_through_table(self, exch):
+        """14.6 "Checking an offer", the offerer's side: our offer of `exch` goes
+        through the table: the `offer` move when the table's notice says we owe it,
+        else (or if the move is refused) a `witness` request with the offer alone,
+        which "does the same". Done once an exchange, whichever thread comes first
+        (the direct `error` and the notice race); True when the table took it."""
+        with self.table_lock:
+            with self.lock:
+                if exch.offer_moved is not None:
+                    return exch.offer_moved
+                notice = exch.notice or {}
+                owed = notice.get("move") == "offer" and notice.get("owes") == self.nick
+            ok = False
+            if owed:
+                reply = self.send_move(move_msg(exch.seq, offer=exch.offer), exch, quiet=True)
+                ok = reply.get("result") == "ok"
+                if ok:
+                    self.log("offered exchange %s to %s through the table (offer move)"
+                             % (exch.seq, exch.receiver))
+                else:
+                    self.log("the table refused our offer move of exchange %s (%s): asking "
+                             "it with witness instead" % (exch.seq, reply.get("message")))
+            if not ok:
+                # a `witness` request with its offer does the same (14.6); also after
+                # an earlier request of ours about it (an error answer is new news)
+                ok = self.ask_witness(exch, {})
+                if ok:
+                    self.log("offered exchange %s to %s through the table (witness)"
+                             % (exch.seq, exch.receiver))
+            with self.lock:
+                exch.offer_moved = ok
+                exch.asked = True
+                if ok:
+                    exch.witnessed = True
+                    exch.touched = time.monotonic()
+                self.xcond.notify_all()
+            if not ok:
+                self.log("!! the table would not take our offer of exchange %s through it"
+                         % exch.seq)
+            return ok
+
+    def check_offer(self, exch, offer):
+        """14.6 "Checking an offer", the receiver's side: before we answer an offer
+        ok (a pass too), the table checks that it carries its offerer's mac of an
+        offer to us. Returns None (answer and pick as ever) or the table's refusal:
+        then the offer is refused, no `received` is sent, and it is forgotten (its
+        offerer owes it through the table; a notice brings it if so)."""
+        reply = self.table_request(check_offer_msg(offer))
+        if reply.get("result") == "ok":
+            self.log("check_offer: exchange %s of %s passed" % (offer.get("seq"), offer.get("from")))
+            return None
+        why = str(reply.get("message") or "the table did not pass the offer")
+        key = (exch.offerer, exch.receiver, exch.seq)
+        with self.lock:
+            if exch.witnessed or exch.answer is not None:
+                # the table's notice about this exchange came first: keep the record
+                # (the offer the table brings is the one we take), forget this copy
+                exch.via_table_only = True
+                kept = True
+            else:
+                if self.exchanges.get(key) is exch:
+                    del self.exchanges[key]
+                kept = False
+        self.log("offer_refused: exchange %s of %s: %s (answered error, not taken%s)"
+                 % (offer.get("seq"), offer.get("from"), why,
+                    "; the table witnesses it" if kept else ""))
+        return why
+
+    def send_move(self, move, exch=None, quiet=False):
         """14.6 "Moving": a move on the table connection, in its place among our
         reports (the caller holds table_lock when order matters).
 
@@ -1355,10 +1513,10 @@ class Peer:
         replies overtake one another), and the table then refuses the move
         again, which changes nothing. Any other refusal is a warning."""
         reply = self.table_request(move)
-        if reply.get("result") != "ok":
+        if reply.get("result") != "ok" and not quiet:
             if self.ended():
                 raise GameEnded()
-            kind = [k for k in ("answer", "pick", "card") if k in move]
+            kind = [k for k in ("offer", "answer", "pick", "card") if k in move]
             if exch is not None and kind and kind[0] in exch.asked_with:
                 self.log("the table refused our %s move of exchange %s, which our own witness "
                          "request made already: %s" % (kind[0], move.get("seq"),
@@ -1462,6 +1620,20 @@ class Peer:
         key = (offerer, receiver, seq)
         with self.lock:
             exch = self.exchanges.get(key)
+            if exch is None and offerer == self.nick:
+                if owes == self.nick and move == "offer":
+                    # 14.6 "A bad mac": a check of an exchange of ours that we have
+                    # not offered yet: when we come to offer it, it goes through the
+                    # table (ask() finds it here)
+                    prev = self.pending_offers.get(seq)
+                    if prev is None or (notice.get("step") or 0) > (prev.get("step") or 0):
+                        self.pending_offers[seq] = notice
+                    self.log("offer notice for our exchange %s to %s, which we have not "
+                             "offered yet: that offer goes through the table"
+                             % (seq, receiver))
+                    return
+                self.log("!! a witnessed notice about an offer we never made")
+                return
             if exch is None:
                 if receiver != self.nick or not isinstance(notice.get("offer"), dict):
                     self.log("!! a witnessed notice about an offer we never made")
@@ -1481,6 +1653,16 @@ class Peer:
             exch.touched = time.monotonic()
             if offerer == self.nick and exch.answer is None:
                 exch.answer = self.answer_in(notice, exch)
+            if (receiver == self.nick and exch.answer is None
+                    and isinstance(notice.get("offer"), dict)
+                    and offer_fields(notice["offer"]) != offer_fields(exch.offer)):
+                # 14.6 "A bad mac": the offer we answer is the one the table brings
+                # (after the offerer's `offer` move), not the one our check refused
+                # or the one a first notice carried
+                self.log("exchange %s of %s: taking the offer the table brings (step %s)"
+                         % (seq, offerer, step))
+                exch.offer = dict(notice["offer"])
+                exch.pick = None
             if (receiver == self.nick and exch.pick is None
                     and isinstance(notice.get("pick"), dict)):
                 exch.pick = dict(notice["pick"])   # the notice asking for it was overtaken
@@ -1497,6 +1679,10 @@ class Peer:
                 self.table_pick(exch, notice)
             elif move == "card" and offerer == self.nick:
                 self.table_card(exch, notice.get("pick"))
+            elif move == "offer" and offerer == self.nick:
+                # our receiver's check found our offer's mac bad: offer it again
+                # through the table within 2 s (14.6 "A bad mac")
+                self.offer_through_table(exch)
             else:
                 self.log("!! the table says we owe %r in exchange %s: not a move of ours"
                          % (move, seq))
@@ -1968,10 +2154,32 @@ class Peer:
                 known = exch.via_table_only
         if known:
             # the table brought it first: the rest of it goes through the table
+            # (14.6 "Moving": ignored; ring peer answers such an offer error)
             conn["witnessed"] = True
             self.log("offer %s of %s came directly after the table brought it: "
-                     "not answered here" % (seq, frm))
+                     "answered error" % (seq, frm))
+            self.send_raw(s, {"result": "error", "message": "exchange %s of %s goes through "
+                              "the table: this copy is not taken" % (seq, frm)})
             return
+        # 7.6: an empty hand goes out first, and an `out` answer needs no check
+        with self.lock:
+            self.phase = "offer"      # 7.4: any offer ends the draw phase
+            decided = exch.answer is not None
+            need_out = not decided and not self.out and not self.hand
+        if need_out:
+            self.go_out()
+        with self.lock:
+            out = self.out
+        if not decided and not out and self.no_offer_check:
+            # --no-offer-check (testing, broken on purpose): 14.6 "Checking an offer"
+            # forgotten; the offer is answered ok and taken as in a game not witnessed
+            self.log("fault: exchange %s of %s taken without check_offer" % (seq, frm))
+        elif not decided and not out:
+            # 14.6 "Checking an offer": the table checks it before we answer ok
+            why = self.check_offer(exch, offer)
+            if why is not None:
+                self.send_raw(s, {"result": "error", "message": "refused: " + why})
+                return
         answer = self.decide_answer(exch)
         self.send_raw(s, dict(answer))
         if answer["result"] == "out":
@@ -2191,11 +2399,21 @@ class Peer:
         now = time.monotonic()
         with self.lock:
             stuck = [e for e in self.exchanges.values()
-                     if e.witnessed and not e.finished and now - e.touched > PEER_TIMEOUT + 1]
+                     if e.witnessed and not e.finished and now - e.touched > PEER_TIMEOUT + 1
+                     and not self.owed_offer_by_other(e)]
         if stuck and not self.ended():
             e = stuck[0]
             raise Fatal("the table witnesses exchange %s of %s to %s and nothing moved for %d s"
                         % (e.seq, e.offerer, e.receiver, PEER_TIMEOUT))
+
+    def owed_offer_by_other(self, exch):
+        """An exchange whose last notice says its offerer (not us) owes the offer
+        (14.6 "A bad mac"): the table names that offerer, or drops the exchange if
+        the reports do not show it holding that turn, and says nothing to us then;
+        so nothing of ours waits on it. Call with self.lock held."""
+        notice = exch.notice or {}
+        return (notice.get("move") == "offer" and notice.get("owes") != self.nick
+                and exch.answer is None)
 
     def fail(self, exc):
         # 5.8: tell the table why before leaving, if the game is still on
@@ -2331,6 +2549,13 @@ def selftest():
         '{"cmd":"move","seq":7,"pick":{"card_num":1,"mac":"efad20551c2a0b530b3a8b2b703d8750"}}'))
     check("the card move", move_msg(7, card=hand[1], salt=salts[1]), json.loads(
         '{"cmd":"move","seq":7,"card":["joker","maid"],"salt":"ffeeddccbbaa99887766554433221100"}'))
+    # 14.6 "Checking an offer": the check (exact bytes of the doc) and the offer move
+    check("the check_offer request", check_offer_msg(dict(exch_offer, extra="ignored")),
+          json.loads('{"cmd":"check_offer","offer":{"from":"bob","seq":7,"num_cards":2,"hashes"'
+                     ':["364d108dc9163bdde122c3e745ca078e","839456ea4f297778c2b57885251c8de4"],'
+                     '"mac":"acafbee413319dc1724a3e53317a3b34"}}'))
+    check("the offer move", move_msg(7, offer=exch_offer),
+          {"cmd": "move", "seq": 7, "offer": exch_offer})
     w = witness_msg("bob", exch_offer, pick=carol_pick)
     check("the receiver's witness request", [sorted(w), w["to"], w["pick"]],
           [["cmd", "offer", "pick", "to"], "bob", carol_pick])
@@ -2430,6 +2655,18 @@ def main(argv=None):
                     help="testing, witnessed games: with probability P, send the your_turn "
                          "due after a draw %g s late, after the table has handed the turn on"
                          % LATE_DELAY)
+    ap.add_argument("--garble-offer", type=float, default=0.0, metavar="P",
+                    help="testing, witnessed games: with probability P, send an offer directly "
+                         "with its mac garbled, as if on the way; the receiver's check_offer "
+                         "fails and this client offers it through the table (14.6)")
+    ap.add_argument("--fake-check", type=float, default=0.0, metavar="P",
+                    help="testing, witnessed 2-player games: with probability P, before "
+                         "offering, check a made-up offer (bad mac) of the other player's next "
+                         "exchange, so that its offer notice comes before it offers (14.6)")
+    ap.add_argument("--no-offer-check", action="store_true",
+                    help="testing, broken on purpose (a variant for `ring check`): in a "
+                         "witnessed game, never send check_offer; take every offer that comes "
+                         "on a connection as in a verified game that is not witnessed (14.6)")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--selftest", action="store_true")
     args = ap.parse_args(argv)
@@ -2439,13 +2676,16 @@ def main(argv=None):
         ap.error("--nick and --table are required")
     if args.witness_after < 0:
         ap.error("--witness-after must not be negative")
-    for name in ("drop_your_turn", "no_ok_to_your_turn", "late_your_turn"):
+    for name in ("drop_your_turn", "no_ok_to_your_turn", "late_your_turn", "garble_offer",
+                 "fake_check"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             ap.error("--%s must be a probability, 0 to 1" % name.replace("_", "-"))
     peer = Peer(args.nick, args.table, args.host, args.seed, not args.no_verify, args.quiet,
                 witness=not args.no_witness, witness_after=args.witness_after,
                 drop_your_turn=args.drop_your_turn, no_ok_to_your_turn=args.no_ok_to_your_turn,
-                late_your_turn=args.late_your_turn, no_ok_how=args.no_ok_how)
+                late_your_turn=args.late_your_turn, no_ok_how=args.no_ok_how,
+                garble_offer=args.garble_offer, fake_check=args.fake_check,
+                no_offer_check=args.no_offer_check)
     try:
         return peer.run()
     except Fatal as e:

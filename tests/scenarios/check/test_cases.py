@@ -304,3 +304,15 @@ def test_a_verifying_client_that_does_not_take_part_in_the_witness_gets_a_warn(
     assert result.verdict is CaseVerdict.WARN, result.reason
     assert 'did not join with "witness":true' in result.reason
     assert [rule.key for rule in result.rules] == ["oldmaid.witness"]
+
+
+def test_a_verifying_client_that_takes_offers_unchecked_fails_the_witness_case(
+    tmp_path: Path,
+) -> None:
+    """The doc-only client with ``--no-offer-check`` (written by another hand: a student who
+    forgot 14.6 "Checking an offer"): it takes our garbled offer, and the table names it."""
+    result = run_one("oldmaid", "oldmaid.verify.witness", (*DOC_CLIENT, "--no-offer-check"),
+                     tmp_path)  # fmt: skip
+    assert result.verdict is CaseVerdict.FAIL, result.reason
+    assert "naming it" in result.reason, result.reason
+    assert [rule.key for rule in result.rules] == ["oldmaid.verified-play"]
