@@ -85,6 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--round-trips", type=int, default=2000)
     parser.add_argument("--timeout", type=float, default=60.0, help="per scenario run")
     parser.add_argument(
+        "--peer-arg",
+        action="append",
+        default=[],
+        help="an argument for every ring peer of the ring part (repeatable), e.g. "
+        "--peer-arg=--no-witness or --peer-arg=--no-verify: what a mode costs, against "
+        "the same code without it",
+    )
+    parser.add_argument(
         "--part",
         choices=[
             "all",
@@ -156,7 +164,13 @@ def ring_bench(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="ring-bench-"))
     for run in range(args.runs):
         seed = args.seed + run
-        result = run_scenario(PLAYERS, seed, workdir=workdir / f"seed-{seed}", timeout=args.timeout)
+        result = run_scenario(
+            PLAYERS,
+            seed,
+            workdir=workdir / f"seed-{seed}",
+            timeout=args.timeout,
+            peer_args=args.peer_arg,
+        )
         if not result.ok:
             failed = True
             print(format_result(result), flush=True)
