@@ -131,7 +131,13 @@ CAUGHT_WITNESSED = {
     # The Old Maid committed at every position, carried by a bad mac: its receiver checks
     # the offer with the table, refuses it, and the cheater never offers it there (14.6).
     "steer-pick-bad-mac": ("no_answer",),
+    # Refused by its receiver's check with the table before any card moves; our cheater
+    # then leaves (named for it), or stays and is named for the offer it owes (14.6).
+    "bad-mac": ("left", "no_answer"),
 }
+# A second turn is refused by its receiver's check (it cannot be a turn): harmless, and
+# named only as our cheater leaves on the refusal.
+CAUGHT_WITNESSED["double-turn-offer"] = (*CAUGHT_VERIFIED["double-turn-offer"], "left")
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.
 for _attack in ("give-joker", "give-unheld", "give-same-twice", "give-discarded",

@@ -155,25 +155,27 @@ class WitnessDesk:
 
     def check(self, receiver: str, offer: OfferSeen) -> Exchange | None:
         """A receiver's check of an offer as it came (protocol 14.6, "Checking an offer").
-        ``Refused`` unless it carries its offerer's mac: then, if it could be a turn of
-        this game's (an exchange not judged yet, to the next player in after its offerer),
-        the offerer owes it through the table (the exchange returned: its notice goes to
-        both), and is named if it does not bring it while it holds the turn."""
+        None: take it. ``Refused`` if it cannot be a turn of this game (an exchange judged
+        already, or not to the next player in after its offerer), whatever its mac; or if
+        it does not carry its offerer's mac: then the offerer owes it through the table
+        (the exchange returned: its notice goes to both), and is named if it does not
+        bring it while it holds the turn."""
         offerer = offer.sender
         if offerer == receiver or offerer not in self._secrets:
             raise Refused(f"the offer's from {offerer!r} is not another player of this game")
-        try:
-            self._check_offer(offer, offerer, receiver)
-        except Refused as exc:
-            bad = str(exc)
-        else:
-            return None  # its offerer's own: take it
-        if offer.seq in self.open or offer.seq in self.done:
-            raise Refused(f"{bad}; exchange {offer.seq} goes through the table already")
+        bad = self._bad_mac(offer, offerer, receiver)
+        if bad is None and (offer.seq in self.open or offer.seq in self.done):
+            return None  # its offerer's own, and witnessed already: the notices lead on
+        # An offer that cannot be a turn is refused whatever its mac: never named, since
+        # the check is its receiver's word (a receiver could replay an old offer).
         try:
             self._may_be_turn(offer.seq, offerer, receiver)
         except Refused as exc:
-            raise Refused(f"{bad}; {exc}") from None
+            raise Refused(str(exc) if bad is None else f"{bad}; {exc}") from None
+        if bad is None:
+            return None  # its offerer's own: take it
+        if offer.seq in self.open or offer.seq in self.done:
+            raise Refused(f"{bad}; exchange {offer.seq} goes through the table already")
         exchange = Exchange(offer, offerer, receiver, receiver, OFFER)
         self.open[offer.seq] = exchange
         return exchange
@@ -197,15 +199,22 @@ class WitnessDesk:
             return None
         return self._take_answer(exchange, "out", answer.ack)
 
-    def _check_offer(self, offer: OfferSeen, offerer: str, receiver: str) -> None:
+    def _bad_mac(self, offer: OfferSeen, offerer: str, receiver: str) -> str | None:
+        """Why ``offer`` is not its offerer's own word to ``receiver``; None if it is."""
         mac = exchanges.offer_mac(
             self._secrets[offerer], seq=offer.seq, sender=offerer, to=receiver,
             num_cards=offer.num_cards, hashes=offer.hashes,
         )  # fmt: skip
         if not exchanges.same(mac, offer.mac):
-            raise Refused(f"the offer does not carry {offerer}'s mac of an offer to {receiver}")
+            return f"the offer does not carry {offerer}'s mac of an offer to {receiver}"
         if len(offer.hashes) != offer.num_cards:
-            raise Refused(f"the offer has {len(offer.hashes)} hashes for {offer.num_cards} cards")
+            return f"the offer has {len(offer.hashes)} hashes for {offer.num_cards} cards"
+        return None
+
+    def _check_offer(self, offer: OfferSeen, offerer: str, receiver: str) -> None:
+        bad = self._bad_mac(offer, offerer, receiver)
+        if bad is not None:
+            raise Refused(bad)
         self._may_be_turn(offer.seq, offerer, receiver)
 
     def _may_be_turn(self, seq: int, offerer: str, receiver: str) -> None:
