@@ -95,7 +95,7 @@ bench-check: setup
 
 # Mixed Old Maid rings of 2-8 players with one 2013-style client: each old
 # habit alone and all together, two seeds a size, on an idle machine and then
-# with every core kept busy by other processes (~25 min); README, Measured.
+# with every core kept busy by other processes (~25 min); docs/measurements/interop.md.
 SWEEP_SEEDS ?= 2
 oldclients-sweep: setup
 	$(BIN)/python tests/interop/student_rings.py --seeds $(SWEEP_SEEDS) --load both

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ring.cli import cliargs
 from ring.cli.registry import Command, Service, declared_commands, declared_services
+from ring.version import VERSION
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 
 
@@ -29,6 +30,7 @@ def build_parser(
         prog="ring",
         description="Old Maid ring, game servers and clients for course game labs.",
     )
+    parser.add_argument("--version", action="version", version=f"ring (cardring {VERSION})")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_peer(subcommands)
     _add_discover(subcommands, services)

@@ -27,7 +27,14 @@ from ring.cli.registry import ServerError, ServeSettings, Service, as_server_err
 from ring.cli.shutdown import raise_on_stop_signals, stop_code
 from ring.games.record import RecordHub
 from ring.games.seeds import keyed_seed, new_secret
-from ring.wire.net import DEFAULT_MAX_CONNECTIONS, MAX_REFUSING
+from ring.version import VERSION
+from ring.wire.net import (
+    DEFAULT_MAX_CONNECTIONS,
+    IPV4_LOOPBACK,
+    IPV6_LOOPBACK,
+    MAX_REFUSING,
+    has_ipv6_loopback,
+)
 
 
 def add_parser(commands: argparse._SubParsersAction, services: Sequence[Service]) -> None:
@@ -225,6 +232,15 @@ def calm_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, GC_MIDDLE_THRESHOLD, old)
 
 
+def _loopbacks(host: str) -> str:
+    """What ``localhost`` reaches, when the services listen there (ring.wire.net)."""
+    if host != IPV4_LOOPBACK:
+        return ""
+    if not has_ipv6_loopback():
+        return f" (on {IPV4_LOOPBACK} only: this machine has no IPv6 loopback)"
+    return f" (on {IPV4_LOOPBACK} and {IPV6_LOOPBACK}: localhost either way)"
+
+
 def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
     """``ring serve``: runs until Ctrl-C (130) or SIGTERM (143); 2 if a service cannot start."""
     services = chosen_services(args, services)
@@ -234,6 +250,9 @@ def run(args: argparse.Namespace, services: Sequence[Service]) -> int:
         print(short, file=sys.stderr)
 
     calm_garbage_collector()
+    # Its first line names the version (a class's report says what it ran); on stderr, as
+    # the seed line, so that scripts reading the ports from stdout's first lines are served.
+    print(f"ring serve: cardring {VERSION}{_loopbacks(args.host)}", file=sys.stderr, flush=True)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

@@ -39,6 +39,8 @@ from typing import Any
 
 import msgspec
 
+from ring.version import VERSION
+
 SCHEMA_VERSION = 1
 
 
@@ -62,6 +64,7 @@ class Start(msgspec.Struct, tag="start", tag_field="event"):
     # digits of a keyed seed: ring.games.seeds); None where nothing is random
     seed: int | str | None
     options: dict[str, Any]  # the server options that decide the game (max_weight, ...)
+    cardring: str | None = None  # the version of the software that served it (ring.version)
 
 
 class End(msgspec.Struct, tag="end", tag_field="event"):
@@ -152,6 +155,7 @@ class RecordHub:
             players=list(players),
             seed=seed,
             options=dict(options or {}),
+            cardring=VERSION,
         )
         self.publish(recorder.key, msgspec.to_builtins(start))
         return recorder

@@ -4,7 +4,7 @@ A server's Trio loop serves every game of every service at once, so one step
 that computes for long (a built-in player's exhaustive search) stops them
 all: replies wait, and clocks run. A worker *thread* does not help enough in
 CPython: the search holds the GIL and hands it back to the loop only at each
-switch interval (5 ms), twice over for every reply (the README has the
+switch interval (5 ms), twice over for every reply (docs/measurements/stall.md has the
 figures). So the work goes to another process.
 
 ``Workers(size)`` starts up to ``size`` processes, each when a call first

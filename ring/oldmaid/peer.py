@@ -55,6 +55,7 @@ from ring.oldmaid.turns import (
 from ring.oldmaid.turns import fault as fault  # re-exported
 from ring.oldmaid.walk import Walk
 from ring.oldmaid.watch import StallWatch
+from ring.wire.net import IPV4_LOOPBACK, IPV6_LOOPBACK
 from ring.wire.transport import Connection, plain_ip
 
 
@@ -124,6 +125,10 @@ class Peer:
         )
         stream = await self.table.connect(*address)
         host = config.host or plain_ip(stream.socket.getsockname()[0])
+        if host == IPV6_LOOPBACK:
+            # The table reached over ::1 (localhost, resolved IPv6 first): the join's host is
+            # a dotted IPv4 address (5.1), and we listen on 127.0.0.1 (and ::1) all the same.
+            host = IPV4_LOOPBACK
         _, port = await nursery.start(self.links.listen, host, config.port, self.taking.serve_right)
         task_status.started(port)
         await nursery.start(self.table.run)

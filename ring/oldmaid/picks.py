@@ -102,15 +102,16 @@ class Picks:
             raise fault(nick, f"sent {event!r} instead of a pick")
         if len(bad) == MAX_BAD_PICKS:
             card_nums = [pick.card_num for pick in bad]
+            # In a verified game, the picks' macs prove who made them (14.6): the offer they
+            # were made from (its num_cards too, the same) and each signed pick.
+            evidence = {"num_cards": offered, "card_nums": card_nums}
+            evidence.update(self.reporting.bad_picks(nick, bad))
             raise accusation(
                 nick,
                 "bad_picks",
                 f"made {MAX_BAD_PICKS} bad picks in a row from an offer of {offered} cards "
                 f"(card_num {', '.join(map(str, card_nums))})",
-                num_cards=offered,
-                card_nums=card_nums,
-                # In a verified game, the picks' macs prove who made them (14.6).
-                **self.reporting.bad_picks(nick, bad),
+                **evidence,
             )
         raise fault(nick, f"made {MAX_BAD_PICKS} bad picks in a row")
 

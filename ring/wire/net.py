@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import enum
+import errno
 import ipaddress
 import os
 import socket
@@ -34,7 +35,10 @@ MAX_REFUSING = 32
 # on purpose, as the capacity bench's hostile clients do (127.0.0.2) to stand
 # for one student's machine on a LAN. (Until 2026-11-26 all of 127.0.0.0/8 was
 # exempt, and those 1,200 held connections were never capped.)
-LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1"})
+IPV4_LOOPBACK, IPV6_LOOPBACK = "127.0.0.1", "::1"
+LOCAL_ADDRESSES = frozenset({IPV4_LOOPBACK, IPV6_LOOPBACK})
+# How many free IPv4 ports to try before one is free on ::1 too (``open_listeners``).
+LOOPBACK_PORT_TRIES = 20
 
 
 class Refusal(enum.Enum):
@@ -106,7 +110,7 @@ async def listen(
     closed. So a flood of idle connections cannot lock players out, one
     address cannot take every place, and no player who has spoken is cut off.
     """
-    listeners = [listener] if listener else await trio.open_tcp_listeners(port, host=host)
+    listeners = [listener] if listener else await open_listeners(host, port)
     bound_host, bound_port = listeners[0].socket.getsockname()[:2]
     # Open connections, oldest first (a dict keeps insertion order).
     slots: dict[_Slot, None] = {}
@@ -165,6 +169,39 @@ async def listen(
         for listener in listeners:
             nursery.start_soon(trio.serve_listeners, capped, [listener])
         task_status.started((plain_ip(bound_host), bound_port))
+
+
+async def open_listeners(host: str, port: int) -> list[trio.SocketListener]:
+    """Listeners on ``host``:``port`` (0: a free port). On 127.0.0.1, the default, on ::1
+    too, the same port, where the machine has IPv6: ``localhost`` resolves to ::1 first on
+    many machines, and a client that tries only the first address must find us there
+    (a port 0 picks one free on both). The first listener is the one on ``host``."""
+    if host != IPV4_LOOPBACK:
+        return await trio.open_tcp_listeners(port, host=host)
+    for _ in range(LOOPBACK_PORT_TRIES):
+        [ipv4] = await trio.open_tcp_listeners(port, host=IPV4_LOOPBACK)
+        bound = ipv4.socket.getsockname()[1]
+        try:
+            ipv6 = await trio.open_tcp_listeners(bound, host=IPV6_LOOPBACK)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                return [ipv4]  # no IPv6 loopback here (a fresh network namespace, say)
+            await ipv4.aclose()
+            if port:
+                raise OSError(exc.errno, f"[::1]:{port} is in use") from exc
+            continue  # the free IPv4 port is taken on ::1: another
+        return [ipv4, *ipv6]
+    raise OSError(errno.EADDRINUSE, "no port free on both 127.0.0.1 and ::1")
+
+
+def has_ipv6_loopback() -> bool:
+    """Whether this machine (network namespace) can listen on ::1."""
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind((IPV6_LOOPBACK, 0))
+    except OSError:
+        return False
+    return True
 
 
 def _peer_ip(stream: trio.SocketStream) -> str | None:

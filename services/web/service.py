@@ -9,6 +9,7 @@ record hub all services of the process share, and listens where they do
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,10 +77,17 @@ async def serve_page(
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
+    from ring.wire.net import open_listeners
     from services.web.app import make_app
 
     config = Config()
-    config.bind = [f"{host}:{port}"]
+    # Our listeners (on 127.0.0.1, on ::1 too: ring.wire.net.open_listeners), handed to
+    # hypercorn by file descriptor: the page is at localhost whichever address a browser
+    # tries first.
+    listeners = await open_listeners(host, port)
+    config.bind = [f"fd://{os.dup(listener.socket.fileno())}" for listener in listeners]
+    for listener in listeners:
+        await listener.aclose()
     config.websocket_max_message_size = MAX_MESSAGE
     config.accesslog = None
     config.errorlog = None

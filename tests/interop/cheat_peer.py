@@ -58,6 +58,20 @@ verified games only (``--verify``)
                          table), it wants the game to go on: it never sends the offer through
                          the table (the ``witnessed`` notices are skipped as ever) and waits,
                          polling ``status``, until the table ends the game
+  ``pass-bad-ack``       the first pass it gets (an offer of ``num_cards`` 0, from a player
+                         that went out holding the turn) while it holds cards: answer ``ok``
+                         with a made-up ``ack`` (32 random hex digits, not its ack of the
+                         pass's mac) and take the turn as after any pass (it offers on, as
+                         exchange ``seq`` + 1), but never report the pass (``received``) and
+                         never answer for it through the table (its ``witnessed`` notices are
+                         skipped as ever); otherwise it plays honestly. No pass, no strike
+  ``pick-bad-stay``      the first offer of cards it takes: pick ``card_num`` ``num_cards`` + 5,
+                         each pick signed with its own good mac (``pick|picker|offerer|seq|
+                         card_num``), again and again until its offerer stops answering (it
+                         gives up after 8 bad picks in a row and accuses, ``bad_picks``);
+                         then, unlike ``pick-bad``, it neither leaves nor exits: it stays,
+                         every connection kept open, polling ``status`` until the table ends
+                         the game
 as the picker
   ``double-pick``        pick twice from one offer
   ``pick-bad``           pick card numbers outside the offer, again and again
@@ -199,11 +213,13 @@ ATTACKS = (
     "bad-ack",
     "offer-ahead",
     "steer-pick-bad-mac",
+    "pass-bad-ack",
+    "pick-bad-stay",
     "garbage-card",  # last: test_cheat_rings derives other attacks' seeds from their index
 )
 VERIFIED_ONLY = ("give-uncommitted", "steer-pick", "false-receipt", "bad-mac", "seq-skip",
                  "skip-report", "commit-one-card", "bad-ack", "offer-ahead",
-                 "steer-pick-bad-mac")  # fmt: skip
+                 "steer-pick-bad-mac", "pass-bad-ack", "pick-bad-stay")  # fmt: skip
 DECK = [(v, s) for v in VALUES for s in SUITS]
 
 
@@ -778,6 +794,8 @@ class Cheat(verified_student.VerifiedPeer):
     # ---- the picker ----------------------------------------------------------
 
     def pick_from(self, conn, num):
+        if self.attack == "pick-bad-stay" and self.reporting and self.once("pick-bad-stay"):
+            return self.pick_bad_and_stay(conn, num)
         if self.attack == "pick-bad":
             self.strike(f"picking card_num {num + 3} of {num}")
             for _ in range(student_peer.MAX_BAD_PICKS):
@@ -793,6 +811,42 @@ class Cheat(verified_student.VerifiedPeer):
             # another card than the first, signed as every pick of ours (a verified game)
             conn.send(self.pick_message(0 if first != 0 else 1))  # and never reads the answer
         return card
+
+    def pick_bad_and_stay(self, conn, num):
+        """pick-bad-stay: signed picks past the offer until its offerer stops answering; then
+        stay, saying nothing, until the game ends (the main thread polls ``status``)."""
+        offer = self.picking_from  # set by on_offer: our picks sign this offer
+        bad = num + 5
+        sent = 0
+        with self.attempt_lock:
+            self.strike(
+                f"picking card_num {bad} of the {num} cards offered by {offer.get('from')}"
+                f" (exchange {offer.get('seq')}), signed, until refused for good"
+            )
+            conn.send(self.pick_message(bad))  # its mac: pick|us|offerer|seq|bad
+            sent = 1
+        while not self.done.is_set():
+            try:
+                rep = conn.recv_reply(time.monotonic() + student_peer.REPLY_TIMEOUT)
+            except (ConnClosed, ReplyTimeout, PeerError) as exc:
+                print(f"{self.nick}: after {sent} bad picks the offerer stopped: {exc}", flush=True)
+                break
+            if rep.get("result") == "ok":  # an offerer that serves a pick past its offer
+                print(f"{self.nick}: bad pick {bad} answered {rep}", flush=True)
+                self.last_pick = (bad, rep)
+                return student_peer.canon_card(rep.get("card"))
+            if sent >= 4 * student_peer.MAX_BAD_PICKS:  # an offerer that never tires: enough
+                print(f"{self.nick}: {sent} bad picks refused, and it still answers", flush=True)
+                break
+            try:
+                conn.send(self.pick_message(bad))
+            except (ConnClosed, ReplyTimeout) as exc:
+                print(f"{self.nick}: after {sent} bad picks the offerer stopped: {exc}", flush=True)
+                break
+            sent += 1
+        print(f"{self.nick}: staying, saying nothing, until the table ends the game", flush=True)
+        self.stay_silent()
+        raise PeerError("the game is over")  # done is set: nothing more to do here
 
     def on_offer(self, conn, msg):
         self.saw_seq(msg.get("seq"))
@@ -813,6 +867,12 @@ class Cheat(verified_student.VerifiedPeer):
             signed = all(msg.get(f) is not None for f in ("from", "seq", "hashes", "mac"))
             if signed and num <= 53 and self.once("bad-ack"):
                 self.take_with_bad_ack(conn, msg, num, sender)
+                return
+        if self.attack == "pass-bad-ack" and holding and self.reporting:
+            signed = all(msg.get(f) is not None for f in ("from", "seq", "hashes", "mac"))
+            passed = isinstance(num, int) and not isinstance(num, bool) and num == 0
+            if signed and passed and self.once("pass-bad-ack"):
+                self.take_pass_with_bad_ack(conn, msg, sender)
                 return
         if self.attack == "silent-receiver" and holding and cards:
             self.strike(f"never answering an offer of {num} cards from {sender}")
@@ -852,6 +912,25 @@ class Cheat(verified_student.VerifiedPeer):
             flush=True,
         )
         self.stay_silent()
+
+    def take_pass_with_bad_ack(self, conn, msg, sender):
+        """pass-bad-ack: ok a pass with a made-up ack, take the turn, and never report the pass."""
+        bad = f"{self.cheat_rng.getrandbits(128):032x}"
+        real = verified_student.hexmac(self.secret, f"ack|{msg['mac']}")
+        while bad == real:  # never our real ack, however unlikely
+            bad = f"{self.cheat_rng.getrandbits(128):032x}"
+        with self.attempt_lock:
+            self.strike(
+                f"answering the pass from {sender} (exchange {msg['seq']}) ok with a made-up"
+                " ack; never reporting it, nor answering for it through the table"
+            )
+            conn.send({"result": "ok", "ack": bad})
+        self.held_seq = msg["seq"]  # the turn is ours, as after any pass: we offer seq + 1
+        print(
+            f"{self.nick}: took the turn on exchange {msg['seq']}; no received for it",
+            flush=True,
+        )
+        self.holding_turn()
 
     # ---- discards --------------------------------------------------------------
 

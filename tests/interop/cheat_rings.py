@@ -13,7 +13,8 @@ the game to issue 27's rule and to what deliverable 1 promises:
   the cheater) and never leaves a game running; a witnessed game never ends
   aborted naming no one (issue 44).
 
-Run as a script it sweeps every attack and prints the README's table::
+Run as a script it sweeps every attack and prints the table of
+docs/measurements/oldmaid-cheating.md::
 
     python tests/interop/cheat_rings.py --seeds 3      # rings of 3-6, three seeds an attack
 """
@@ -134,6 +135,8 @@ CAUGHT_WITNESSED = {
     # Refused by its receiver's check with the table before any card moves; our cheater
     # then leaves (named for it), or stays and is named for the offer it owes (14.6).
     "bad-mac": ("left", "no_answer"),
+    # A run of signed picks outside the offer: the offerer's accusation proves them (5.9).
+    "pick-bad-stay": ("bad_picks",),
 }
 # A second turn is refused by its receiver's check (it cannot be a turn): harmless, and
 # named only as our cheater leaves on the refusal.

@@ -134,4 +134,6 @@ def test_serve_needs_a_free_port(server: tuple[ChildProcess, str]) -> None:
     _, address = server
     taken = ring("serve", "--fishnet", address.rpartition(":")[2])
     assert taken.returncode == 2
-    assert taken.stderr.startswith("ring serve: fishnet: cannot listen on 127.0.0.1:")
+    first, *_, last = taken.stderr.splitlines()
+    assert first.startswith("ring serve: cardring ")  # its version, before anything else
+    assert last.startswith("ring serve: fishnet: cannot listen on 127.0.0.1:")
