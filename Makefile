@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox-tool test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check \
+.PHONY: setup sandbox-tool test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check bench-compare \
 	fishnet-study oldclients-sweep fuzz clean
 
 # Our modules byte-compiled, each run (only what changed since): where
@@ -50,6 +50,11 @@ scenario-lan: setup
 
 bench: setup
 	$(BIN)/python -m scenarios.bench
+
+# One bench, a revision against the working tree, alternated: make bench-compare REV=bf07d4b
+# [BENCH="--part fishnet"] [ROUNDS=5] (the revision installed in a venv of its own).
+bench-compare: setup
+	$(BIN)/python -m scenarios.bench.compare $(REV) --rounds $(or $(ROUNDS),3) -- $(or $(BENCH),--part ring)
 
 bench-ring: setup
 	$(BIN)/python -m scenarios.bench --part ring

@@ -381,6 +381,15 @@ class Links:
                 break
         odd = not isinstance(event, Answered | ExtraPick | Closed)
         refused = isinstance(event, Answered) and event.reply.result == "error"
+        met = isinstance(event, Answered) and event.reply.result != "out"
+        if met and isinstance(request, Offer) and request.num_cards and (
+            nick == self.reporting.bad_mac_to
+        ):
+            self.reporting.bad_mac_to = None  # ring check's garbled offer was met: done
+            exchange = getattr(link, "current", None)
+            if event.reply.ok and not (exchange is not None and exchange.witnessed):
+                # Taken directly, so unchecked: its check would have refused it (14.6).
+                self._log.write("bad_mac_taken", to=nick)
         if (odd or refused) and self.witnessing.on and isinstance(request, Offer):
             # Not an answer (a request where its reply belongs), or a refusal (its check
             # with the table found the mac bad, it says): in a witnessed game the offer

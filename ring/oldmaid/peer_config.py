@@ -70,8 +70,9 @@ class PeerConfig:
     # withhold_ok_from: in a witnessed game, draw on that player's first your_turn without
     # answering it ok, so that it must not give up on it (14.6, "The draw turn").
     withhold_ok_from: str | None = None
-    # bad_mac_to: in a witnessed game, our first offer of cards to that player goes with a
-    # mac not ours, so that it must check it with the table (14.6, "Checking an offer").
+    # bad_mac_to: in a witnessed game, our offers of cards to that player go with a mac not
+    # ours until it answers one (not out), so that it must check it with the table (14.6,
+    # "Checking an offer"); we wait our own timeout before asking the table about it.
     bad_mac_to: str | None = None
     on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.

@@ -84,11 +84,10 @@ class Reporting:
 
     def on_the_wire(self, request: YourTurn | Offer, to: str) -> YourTurn | Offer:
         """``request`` as it goes on the wire to ``to``: as it is, but for ``bad_mac_to``'s
-        first offer of cards, whose mac is garbled on the way (its check with the table
-        refuses it; the offer we meant goes through the table)."""
+        offers of cards, whose mac is garbled on the way until one is refused (its check
+        with the table refuses it; the offer we meant goes through the table)."""
         if to != self.bad_mac_to or not isinstance(request, Offer) or not request.num_cards:
             return request
-        self.bad_mac_to = None
         assert request.mac is not None
         return msgspec.structs.replace(request, mac=format(int(request.mac, 16) ^ 1, "032x"))
 

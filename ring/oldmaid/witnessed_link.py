@@ -55,6 +55,7 @@ class Exchange:
     salt: str | None = None
     witnessed: bool = False
     refused: bool = False  # the table would not witness it: never asked again
+    patient: bool = False  # ask the table only after the link's own timeout
     step: int = 0  # the last notice's
     latest: Witnessed | None = None  # the exchange as the table last said it stands
     arrived: trio.Event | None = None  # set by the next notice, while one is awaited
@@ -152,6 +153,10 @@ class WitnessedLink:
             await self.conn.send(message, timeout=timeout, **kw)
             return
         exchange = self._sent(message if meant is None else meant)
+        if meant is not None and exchange is not None:
+            # ring check's garbled offer: the program must meet it, so we do not ask the
+            # table about it before our own timeout (its answer, or its check, comes first).
+            exchange.patient = True
         if self.conn is None and exchange is not None and not exchange.witnessed:
             # No link to send it on: the table carries it, or (refused) it is as closed.
             if not await self._desk.ask(exchange):
@@ -235,7 +240,10 @@ class WitnessedLink:
                     return self._got(event)
                 # A reply that came by the link after its exchange went through the table.
         now = trio.current_time()
-        ask_at = self._since + self._desk.witness_after
+        after = self._desk.witness_after
+        if exchange.patient and self.conn.timeout is not None:
+            after = max(after, self.conn.timeout)
+        ask_at = self._since + after
         # One cancel scope, ours, rather than the link's and ours: its deadline is the
         # caller's wait or our time to ask, whichever comes first, and a notice about the
         # exchange cancels it too (``Witnessing.noticed``): a handoff waits on one scope.

@@ -268,6 +268,9 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     if forged is not None:
         raise context.judge.fail(rules.OLDMAID_VERIFIED_PLAY, forged)
     if witnessing is not None:
+        unchecked = witnessing.unchecked()
+        if unchecked is not None:
+            raise context.judge.fail(rules.OLDMAID_VERIFIED_PLAY, unchecked)
         _judge_witness(context, witnessing)
     for warning, rule in watch.warnings:
         context.judge.warn(warning, rule)

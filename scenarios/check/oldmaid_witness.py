@@ -39,11 +39,25 @@ class WitnessWatch:
     # Offers of ours with a bad mac that its check with the table refused ("Checking an
     # offer"): the table's error replies to its check_offer.
     offers_refused: int = 0
+    bad_offers_taken: int = 0  # ... that it answered ok directly instead, unchecked
 
     def peer_event(self, record: dict[str, Any]) -> None:
         """One of our players' event-log records."""
         if record.get("event") == "withheld_ok" and record.get("to") == PROGRAM:
             self.oks_withheld += 1
+        if record.get("event") == "bad_mac_taken" and record.get("to") == PROGRAM:
+            self.bad_offers_taken += 1
+
+    def unchecked(self) -> str | None:
+        """The FAIL for a program that took our garbled offer directly, if it did."""
+        if not self.bad_offers_taken:
+            return None
+        return (
+            "it answered ok to an offer of ours whose mac is not ours (garbled on the way) "
+            "without checking it with the table: in a witnessed game, send check_offer "
+            "before you answer an offer ok, and refuse it on an error (14.6, \"Checking an "
+            "offer\")"
+        )
 
     def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
         message = record.get("msg")

@@ -1,7 +1,7 @@
 """Faults that must end cleanly: a table and peers as OS processes, then a fault.
 
 ``ring scenario fault-kill-peer``
-    SIGKILL one peer (``p3``) once it has logged ``phase: offer``. The table
+    SIGKILL the first peer to log ``phase: offer`` holding three cards or more. The table
     must abort the game naming it (transcript, ``status``, watchers, its last
     line and exit status 1), and every other peer must exit non-zero within
     5 s with one line on stderr and no traceback.
@@ -51,14 +51,21 @@ from scenarios.oldmaid.fault_findings import (
     table_abort_findings,
     watcher_finding,
 )
-from scenarios.oldmaid.fault_game import FaultGame, LogTail, StatusPoller, wait_exits, watch
+from scenarios.oldmaid.fault_game import (
+    FaultGame,
+    LogTail,
+    Record,
+    StatusPoller,
+    wait_exits,
+    watch,
+)
 from scenarios.oldmaid.game import TABLE
 from services.oldmaid.verified.draw_clock import DRAW_WAIT
 from services.oldmaid.verified.witness import MOVE_TIMEOUT
 
 NAMES = ("fault-kill-peer", "fault-kill-table", "fault-stop-peer")
 PLAYERS = 6
-KILL_VICTIM = "p3"
+KILL_HAND = 3  # cards the victim of fault-kill-peer holds as the offers begin, at least
 EXIT_BOUND = 5.0  # seconds from the fault (or the first failure) to every exit
 STOP_PEER_TIMEOUT = 2.0  # the peers' --peer-timeout in fault-stop-peer
 # fault-stop-peer: the table hands the draw turn on 2 s after a draw and names the player
@@ -102,20 +109,30 @@ def run_fault(
 
 
 def _kill_peer(game: FaultGame, result: FaultResult, deadline: float) -> None:
-    victim = KILL_VICTIM
-    tails = {victim: LogTail(game.event_logs[victim])}
-    seen = watch(
-        tails,
-        lambda _n, r: r.get("event") == "phase" and r.get("phase") == "offer",
-        list(game.processes.values()),
-        deadline,
-    )
+    # The victim: the first peer to enter the offer phase holding KILL_HAND cards or more
+    # (its hand from its own draws and discards), so that it is still in when the signal
+    # lands; a peer whose hand is empty then goes out at once, and the game would end as
+    # ever without it.
+    hands: dict[str, int] = {}
+
+    def holding_enough(nick: str, record: Record) -> bool:
+        event = record.get("event")
+        if event == "draw":
+            hands[nick] = hands.get(nick, 0) + 1
+        elif event == "discard":
+            hands[nick] = hands.get(nick, 0) - 2
+        entering = event == "phase" and record.get("phase") == "offer"
+        return entering and hands.get(nick, 0) >= KILL_HAND
+
+    tails = {nick: LogTail(game.event_logs[nick]) for nick in game.nicks}
+    seen = watch(tails, holding_enough, list(game.processes.values()), deadline)
     if seen is None:
-        result.error = f"{victim} never logged phase offer"
+        result.error = f"no peer logged phase offer holding {KILL_HAND} cards or more"
         return
+    victim = seen[0]
     poller = StatusPoller(game.host, game.port, deadline)
     result.victim = victim
-    result.fault = f"SIGKILL {victim} once it logged phase offer"
+    result.fault = f"SIGKILL {victim} once it logged phase offer holding {hands[victim]} cards"
     result.fault_at = game.signal(victim, signal.SIGKILL)
     poller.start()
     survivors = game.peers(but=victim)

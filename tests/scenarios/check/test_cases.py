@@ -310,9 +310,9 @@ def test_a_verifying_client_that_takes_offers_unchecked_fails_the_witness_case(
     tmp_path: Path,
 ) -> None:
     """The doc-only client with ``--no-offer-check`` (written by another hand: a student who
-    forgot 14.6 "Checking an offer"): it takes our garbled offer, and the table names it."""
+    forgot 14.6 "Checking an offer"): it answers our garbled offer ok, unchecked."""
     result = run_one("oldmaid", "oldmaid.verify.witness", (*DOC_CLIENT, "--no-offer-check"),
                      tmp_path)  # fmt: skip
     assert result.verdict is CaseVerdict.FAIL, result.reason
-    assert "naming it" in result.reason, result.reason
+    assert "without checking it with the table" in result.reason, result.reason
     assert [rule.key for rule in result.rules] == ["oldmaid.verified-play"]

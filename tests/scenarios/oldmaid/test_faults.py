@@ -41,7 +41,8 @@ def _assert_one_line_each(result: FaultResult, names: list[str]) -> None:
 
 def test_kill_a_peer_in_the_offer_phase(tmp_path: Path) -> None:
     result = _run("fault-kill-peer", tmp_path)
-    victim = faults.KILL_VICTIM
+    victim = result.victim
+    assert victim is not None
     survivors = [f"p{i}" for i in range(1, faults.PLAYERS + 1) if f"p{i}" != victim]
     _assert_one_line_each(result, survivors)
     for name in survivors:
