@@ -101,13 +101,17 @@ def _without_status(transcripts: dict[str, Any]) -> dict[str, Any]:
     apart too: the table sends it when the last report comes, whoever's, so
     whether it comes before or after the table's answer to a report of the
     player's own that crossed it is chance as well (reports are batched,
-    ``ring.oldmaid.table_client``).
+    ``ring.oldmaid.table_client``). A receiver's check of each offer (14.6, "Checking an
+    offer") goes ahead of its queued reports, so where it falls among them is chance: the
+    checks, and the bare ``ok`` replies (a check's, or a report's, alike), are left out.
     """
 
     def kept(record: Any) -> bool:
         message = record.get("msg") if isinstance(record, dict) else None
         if not isinstance(message, dict) or record.get("nick") is None:
             return True
+        if message.get("cmd") == "check_offer" or message == {"result": "ok"}:
+            return False
         return message.get("cmd") != "status" and "state" not in message
 
     def by_player(records: list[Any]) -> dict[str, list[Any]]:
