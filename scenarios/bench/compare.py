@@ -45,6 +45,9 @@ class Side:
     python: Path
     cwd: Path
     rounds: list[dict[str, tuple[float, str]]] = field(default_factory=list)
+    # --server-only: the working tree's bench module drives both sides, this side's server
+    # being run by this interpreter (the bench's --server-python).
+    server_python: Path | None = None
 
 
 def figures(output: str) -> dict[str, tuple[float, str]]:
@@ -109,10 +112,14 @@ def install(revision: str) -> Side:
     return Side(f"{revision} ({commit[:12]})", python, source)
 
 
-def run_bench(side: Side, bench: Sequence[str]) -> dict[str, tuple[float, str]]:
+def run_bench(side: Side, module: str, bench: Sequence[str]) -> dict[str, tuple[float, str]]:
+    if side.server_python is not None:
+        argv = [sys.executable, "-m", module, *bench, "--server-python", str(side.server_python)]
+        cwd = ROOT
+    else:
+        argv, cwd = [str(side.python), "-m", module, *bench], side.cwd
     done = subprocess.run(
-        [str(side.python), "-m", "scenarios.bench", *bench],
-        cwd=side.cwd, capture_output=True, text=True, timeout=BENCH_TIMEOUT,
+        argv, cwd=cwd, capture_output=True, text=True, timeout=BENCH_TIMEOUT
     )  # fmt: skip
     if done.returncode not in (0, 1):  # 1: a target not met, the figures are good
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
@@ -128,19 +135,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("revision", help="the commit to compare the working tree against")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
-        "bench",
-        nargs=argparse.REMAINDER,
-        help="the bench's own arguments after --, e.g. -- --part ring --runs 3",
+        "--module",
+        default="scenarios.bench",
+        help="the bench to run (default scenarios.bench, whose --part chooses one)",
     )
-    args = parser.parse_args(argv)
-    bench = [word for word in args.bench if word != "--"] or ["--part", "ring"]
+    parser.add_argument(
+        "--server-only",
+        action="store_true",
+        help="drive both sides with the working tree's bench, the revision's only serving "
+        "(the bench takes --server-python: scenarios.bench.fishnet_saturation)",
+    )
+    words = list(sys.argv[1:] if argv is None else argv)
+    # The bench's own arguments come after "--" (e.g. -- --part ring --runs 3).
+    split = words.index("--") if "--" in words else len(words)
+    args = parser.parse_args(words[:split])
+    default = ["--part", "ring"] if args.module == "scenarios.bench" else []
+    bench = words[split + 1 :] or default
     before = install(args.revision)
     after = Side("working tree", Path(sys.executable), ROOT)
-    print(f"bench: python -m scenarios.bench {' '.join(bench)}; {args.rounds} rounds", flush=True)
+    if args.server_only:
+        before.server_python = before.python
+        after.server_python = after.python
+    print(f"bench: python -m {args.module} {' '.join(bench)}; {args.rounds} rounds", flush=True)
     for number in range(args.rounds):
         order = (before, after) if number % 2 == 0 else (after, before)
         for side in order:
-            side.rounds.append(run_bench(side, bench))
+            side.rounds.append(run_bench(side, args.module, bench))
         shown = ", ".join(
             f"{label} {before.rounds[-1][label][0]:g}/{value:g} {unit}"
             for label, (value, unit) in after.rounds[-1].items()
