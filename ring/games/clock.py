@@ -122,7 +122,10 @@ async def within(clock: TurnClock, wait: Callable[[], Awaitable[T]]) -> T | Time
     receive).
     """
     while True:
-        with trio.move_on_at(clock.deadline()):
+        deadline = clock.deadline()
+        if deadline == math.inf:  # no limit (a built-in player's turn): no cancel scope
+            return await wait()
+        with trio.move_on_at(deadline):
             return await wait()
         if clock.expired():
             return TIMED_OUT

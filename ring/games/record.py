@@ -111,6 +111,11 @@ class RecordHub:
         self._subscribers: list[Subscriber] = []
         self._forming_watchers: list[FormingWatcher] = []
 
+    @property
+    def listened(self) -> bool:
+        """Whether anyone reads the records now: a line no one reads need not be made one."""
+        return bool(self._subscribers)
+
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
         """Add a subscriber; returns the function that removes it again."""
         self._subscribers.append(subscriber)

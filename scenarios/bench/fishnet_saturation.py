@@ -119,7 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the interpreter whose ring serves (default: this one)")  # fmt: skip
     args = parser.parse_args(argv)
     serve = [args.server_python, "-m", "ring", "serve", "--fishnet", "0", "--host", "127.0.0.1",
-             "--seed", str(args.seed), "--no-advertise"]  # fmt: skip
+             "--seed", str(args.seed), "--no-advertise",
+             # Every game at once: more connections than a server allows by default (256).
+             "--max-connections", str(max(256, 2 * args.games))]  # fmt: skip
     server, host, port = start(serve, "fishnet listening on ")
     try:
         elapsed, played = asyncio.run(load(host, port, args.games))

@@ -297,7 +297,7 @@ class FishNetServer:
     def _observe(self, client: Client, direction: str, message: Any) -> None:
         if direction == "out":
             client.told(message)  # raises once its 100th bad line in a row has gone out
-        if not self.recording:  # spares the encoding when nobody reads it
+        if not (self.recording and self.hub.listened):  # spares the encoding when nobody reads it
             return
         if isinstance(message, Closed):
             record: dict[str, Any] = {"dir": "in", "closed": True}
