@@ -52,9 +52,13 @@ bench: setup
 	$(BIN)/python -m scenarios.bench
 
 # One bench, a revision against the working tree, alternated: make bench-compare REV=bf07d4b
-# [BENCH="--part fishnet"] [ROUNDS=5] (the revision installed in a venv of its own).
+# [BENCH="--part fishnet"] [ROUNDS=5] (the revision installed in a venv of its own);
+# MODULE=scenarios.bench.fishnet_saturation SERVER_ONLY=1 BENCH="--games 500": our load,
+# each side's server.
 bench-compare: setup
-	$(BIN)/python -m scenarios.bench.compare $(REV) --rounds $(or $(ROUNDS),3) -- $(or $(BENCH),--part ring)
+	$(BIN)/python -m scenarios.bench.compare $(REV) --rounds $(or $(ROUNDS),3) \
+		$(if $(MODULE),--module $(MODULE)) $(if $(SERVER_ONLY),--server-only) \
+		-- $(or $(BENCH),$(if $(MODULE),,--part ring))
 
 bench-ring: setup
 	$(BIN)/python -m scenarios.bench --part ring
