@@ -380,7 +380,8 @@ class Links:
                 event = await self._exchange(link, request, seat)
                 break
         odd = not isinstance(event, Answered | ExtraPick | Closed)
-        refused = isinstance(event, Answered) and event.reply.result == "error"
+        over = self.witnessing.game_over is not None and self.witnessing.game_over.is_set()
+        refused = isinstance(event, Answered) and event.reply.result == "error" and not over
         met = isinstance(event, Answered) and event.reply.result != "out"
         if met and isinstance(request, Offer) and request.num_cards and (
             nick == self.reporting.bad_mac_to

@@ -133,9 +133,10 @@ class Taking:
         answer = reporting.ack(turns.answer(), offer)
         if answer.ok and not reporting.on:  # in a verified game the table's ledger judges
             await self._suspicion.refuse_turn(link, offer, known)
-        if answer.ok:
-            # In a witnessed game the table checks the offer's mac before we take it: a bad
-            # one is refused, and its offerer owes it through the table (14.6).
+        if answer.ok and offer.num_cards:
+            # In a witnessed game the table checks an offer of cards before we take it: a
+            # bad mac is refused, and its offerer owes it through the table (14.6). A pass
+            # moves no card: its offerer's gave settles its mac.
             refused = await self._links.witnessing.check_offer(link, offer)
             if refused is not None:
                 await link.send(error(f"refused: {refused}"))

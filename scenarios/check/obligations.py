@@ -187,7 +187,7 @@ OLDMAID_VERIFIED_PLAY = _must("oldmaid.verified-play", OM, "11.1", "A peer that 
                               "`\"witness\":true` too, it must make every move it owes of an "
                               "exchange the table witnesses, draw when the table hands it the "
                               "draw turn, not give up on a draw turn it handed on, and "
-                              "check every offer with the table before it takes it "
+                              "check every offer of cards with the table before it takes it "
                               "(`check_offer`).")  # fmt: skip
 OLDMAID_WITNESS = _should("oldmaid.witness", OM, "11.1", "A peer that verifies should join "
                           "with `\"witness\":true` and take part in exchanges the table "

@@ -138,9 +138,7 @@ CAUGHT_WITNESSED = {
     # A run of signed picks outside the offer: the offerer's accusation proves them (5.9).
     "pick-bad-stay": ("bad_picks",),
 }
-# A second turn is refused by its receiver's check (it cannot be a turn): harmless, and
-# named only as our cheater leaves on the refusal.
-CAUGHT_WITNESSED["double-turn-offer"] = (*CAUGHT_VERIFIED["double-turn-offer"], "left")
+
 # A card that does not open the picked position goes to the table to give again: our
 # cheater never answers the table (no_answer); one that gives the same card is wrong_card.
 for _attack in ("give-joker", "give-unheld", "give-same-twice", "give-discarded",

@@ -258,7 +258,7 @@ class Ledger:
                     "its hashes into its hand) does not carry its mac, nor does its gave",
                 )
                 return got
-        if self.offers_checked:
+        if self.offers_checked and got.num_cards:
             self._found(
                 "bad_mac",
                 receiver,

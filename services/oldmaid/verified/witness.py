@@ -155,25 +155,25 @@ class WitnessDesk:
 
     def check(self, receiver: str, offer: OfferSeen) -> Exchange | None:
         """A receiver's check of an offer as it came (protocol 14.6, "Checking an offer").
-        None: take it. ``Refused`` if it cannot be a turn of this game (an exchange judged
-        already, or not to the next player in after its offerer), whatever its mac; or if
-        it does not carry its offerer's mac: then the offerer owes it through the table
-        (the exchange returned: its notice goes to both), and is named if it does not
-        bring it while it holds the turn."""
+        None: it carries its offerer's mac, take it. Else ``Refused``; and if it could be a
+        turn of this game (an exchange not judged yet, to the next player in after its
+        offerer), the offerer owes it through the table (the exchange returned: its notice
+        goes to both), and is named if it does not bring it while it holds the turn."""
         offerer = offer.sender
         if offerer == receiver or offerer not in self._secrets:
             raise Refused(f"the offer's from {offerer!r} is not another player of this game")
         bad = self._bad_mac(offer, offerer, receiver)
-        if bad is None and (offer.seq in self.open or offer.seq in self.done):
-            return None  # its offerer's own, and witnessed already: the notices lead on
-        # An offer that cannot be a turn is refused whatever its mac: never named, since
-        # the check is its receiver's word (a receiver could replay an old offer).
+        if bad is None:
+            # Its offerer's own: take it. Whether it is a turn is the ledger's to judge from
+            # the reports (a second turn names its giver), not the table's count at this
+            # moment, which may lag what the players know (an out not yet counted).
+            return None
+        # A bad mac: the offerer owes it through the table only if it could be a turn; the
+        # check is its receiver's word (it could replay an old offer), so no one is named.
         try:
             self._may_be_turn(offer.seq, offerer, receiver)
         except Refused as exc:
-            raise Refused(str(exc) if bad is None else f"{bad}; {exc}") from None
-        if bad is None:
-            return None  # its offerer's own: take it
+            raise Refused(f"{bad}; {exc}") from None
         if offer.seq in self.open or offer.seq in self.done:
             raise Refused(f"{bad}; exchange {offer.seq} goes through the table already")
         exchange = Exchange(offer, offerer, receiver, receiver, OFFER)

@@ -386,3 +386,18 @@ def test_a_bad_offer_that_cannot_be_a_turn_opens_nothing(case: str, says: str) -
     with pytest.raises(Refused, match=says):
         s.desk.check(asker, offer)
     assert not s.desk.open
+
+
+def test_an_offer_with_its_offerers_mac_passes_even_where_the_table_sees_no_turn() -> None:
+    # The table's count of who is out may lag what the players know (an out not yet
+    # counted): whether it was a turn is the ledger's to judge, from the reports.
+    s = scene(14)
+    x = s.x
+    judged = OfferSeen(sender=x.sender, seq=x.seq - 1, num_cards=s.offer.num_cards,
+                       hashes=s.offer.hashes, mac=s.offer.mac)  # fmt: skip
+    signed = exchanges.offer_mac(
+        s.game.secrets[x.sender], seq=judged.seq, sender=x.sender, to=x.receiver,
+        num_cards=judged.num_cards, hashes=judged.hashes,
+    )  # fmt: skip
+    judged.mac = signed
+    assert s.desk.check(x.receiver, judged) is None and not s.desk.open
