@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox-tool test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check bench-compare \
+.PHONY: setup sandbox-tool test lint scenario-8-players scenario-lan bench bench-ring bench-fishnet bench-reversi bench-notipping bench-capacity bench-fairness bench-stall bench-tournament bench-check bench-compare bench-hot \
 	fishnet-study oldclients-sweep fuzz clean
 
 # Our modules byte-compiled, each run (only what changed since): where
@@ -59,6 +59,10 @@ bench-compare: setup
 	$(BIN)/python -m scenarios.bench.compare $(REV) --rounds $(or $(ROUNDS),3) \
 		$(if $(MODULE),--module $(MODULE)) $(if $(SERVER_ONLY),--server-only) \
 		-- $(or $(BENCH),$(if $(MODULE),,--part ring))
+
+# The hot paths' micro-benchmarks (pyperf); compare two files with pyperf compare_to.
+bench-hot: setup
+	$(BIN)/python -m scenarios.bench.hot_paths --quiet $(if $(OUT),-o $(OUT))
 
 bench-ring: setup
 	$(BIN)/python -m scenarios.bench --part ring
