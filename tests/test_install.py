@@ -11,16 +11,15 @@ pip's cache), so nothing of the clone is on the path: what a wheel lacks fails h
 from __future__ import annotations
 
 import re
-import selectors
 import shutil
-import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.ring_serve_process import ring_serve
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL_TIMEOUT = 600.0
@@ -107,31 +106,11 @@ def test_the_wheel_installed_elsewhere_serves_checks_and_runs_a_contest(
 
 def serve_and_fetch(ring: str, cwd: Path) -> tuple[bytes, bytes]:
     """``ring serve --web`` from ``cwd``: the page, and its stylesheet, over HTTP."""
-    server = subprocess.Popen(
-        [ring, "serve", "--web", "0", "--fishnet", "0", "--no-advertise"],
-        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
-    )  # fmt: skip
-    assert server.stdout is not None
-    try:
-        address = None
-        with selectors.DefaultSelector() as waiting:
-            waiting.register(server.stdout, selectors.EVENT_READ)
-            deadline = time.monotonic() + RUN_TIMEOUT
-            while address is None and waiting.select(deadline - time.monotonic()):
-                words = server.stdout.readline().decode().split()
-                if words[:3] == ["web", "listening", "on"]:
-                    address = words[3]
-        assert address is not None, "ring serve never said where the page is"
+    with ring_serve("--web", "0", "--fishnet", "0", services=2, program=[ring], cwd=cwd) as served:
+        address = served["web"]
         with urllib.request.urlopen(f"http://{address}/", timeout=RUN_TIMEOUT) as reply:
             page = reply.read()
         stylesheet = f"http://{address}/static/page.css"
         with urllib.request.urlopen(stylesheet, timeout=RUN_TIMEOUT) as reply:
             static = reply.read()
         return page, static
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()

@@ -127,7 +127,8 @@ class Peer:
         host = config.host or plain_ip(stream.socket.getsockname()[0])
         if host == IPV6_LOOPBACK:
             # The table reached over ::1 (localhost, resolved IPv6 first): the join's host is
-            # a dotted IPv4 address (5.1), and we listen on 127.0.0.1 (and ::1) all the same.
+            # a dotted IPv4 address, and we listen on 127.0.0.1 (and ::1) all the same
+            # (docs/protocols/oldmaid.md 5.1).
             host = IPV4_LOOPBACK
         _, port = await nursery.start(self.links.listen, host, config.port, self.taking.serve_right)
         task_status.started(port)

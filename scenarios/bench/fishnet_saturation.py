@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import selectors
 import statistics
 import subprocess
 import sys
@@ -76,22 +77,26 @@ async def echo_lines(host: str, port: int, lines: int) -> None:
     writer.close()
 
 
-def start(argv: list[str], prefix: str) -> tuple[subprocess.Popen[str], str, int]:
+def start(argv: list[str], prefix: str) -> tuple[subprocess.Popen[bytes], str, int]:
     """A server process (from a neutral folder, so an installed revision is the one run)
     and the address its first line of that ``prefix`` gives."""
     process = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
         cwd=tempfile.gettempdir(),
     )  # fmt: skip
     assert process.stdout is not None
     deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if line.startswith(prefix):
-            host, _, port = line.removeprefix(prefix).split()[0].rpartition(":")
-            return process, host, int(port)
-        if not line:
-            break
+    # Unbuffered, and read only once select says a line has come: a server that prints
+    # nothing cannot hold us past the deadline.
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(process.stdout, selectors.EVENT_READ)
+        while waiting.select(max(0.0, deadline - time.monotonic())):
+            line = process.stdout.readline().decode()
+            if line.startswith(prefix):
+                host, _, port = line.removeprefix(prefix).split()[0].rpartition(":")
+                return process, host, int(port)
+            if not line:
+                break
     process.kill()
     raise SystemExit(f"no '{prefix}' line from {' '.join(argv)}")
 

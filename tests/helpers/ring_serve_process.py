@@ -8,8 +8,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 WAIT = 30.0
 
@@ -19,11 +20,18 @@ def ring(*words: str) -> list[str]:
 
 
 @contextmanager
-def ring_serve(*words: str, services: int) -> Iterator[dict[str, str]]:
-    """``ring serve WORDS`` on loopback; each of its ``services``' ``HOST:PORT`` by name."""
-    command = ring("serve", *words, "--host", "127.0.0.1", "--no-advertise")
+def ring_serve(
+    *words: str, services: int, program: Sequence[str] | None = None, cwd: Path | None = None
+) -> Iterator[dict[str, str]]:
+    """``ring serve WORDS`` on loopback; each of its ``services``' ``HOST:PORT`` by name.
+    ``program``: the ``ring`` command to run (default: this interpreter's ``-m ring``), from
+    ``cwd`` (an installed ``ring``, from a folder outside the clone)."""
+    ring_command = list(program) if program is not None else ring()
+    command = [*ring_command, "serve", *words, "--host", "127.0.0.1", "--no-advertise"]
     # unbuffered: a line read leaves no other line hidden in a buffer that select cannot see
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, cwd=cwd
+    )
     assert server.stdout is not None
     addresses: dict[str, str] = {}
     try:

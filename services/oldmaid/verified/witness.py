@@ -64,9 +64,9 @@ class Exchange:
 
     @property
     def owes(self) -> str | None:
-        owing = {OFFER: self.offerer, ANSWER: self.receiver, PICK: self.receiver}
-        owing[CARD] = self.offerer
-        return owing.get(self.move)
+        return {
+            OFFER: self.offerer, ANSWER: self.receiver, PICK: self.receiver, CARD: self.offerer
+        }.get(self.move)
 
     def notice(self) -> Witnessed:
         return Witnessed(
