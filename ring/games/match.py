@@ -13,7 +13,9 @@ What a match does, the same for every game:
 
 - Seats. ``ring.games.seat.Seat`` is one connection: its stream, its protocol, its
   name, and the events by which a lobby (``ring.games.lobby``) hands it to its
-  match. Every write gives up after ``Terms.send_timeout``; a player whose
+  match. A seat may hold what it is told until the match next waits for anyone
+  (``flush``: a FishNet client gets a step's lines in one write). Every write
+  gives up after ``Terms.send_timeout``; a player whose
   connection has closed, or that could not take a write, is ``gone`` and is
   sent nothing more. A game may seat any ``ring.games.seat.Occupant`` instead: a
   built-in player deciding in the server (off the clock), or a connection
@@ -231,7 +233,7 @@ class Match(Generic[S]):
             players[seat].log(**line)
         if self.begun is not None:
             recorder.record(**self.begun)
-        verdict = self._after(await self._tell(rules.opening(self.state, self.number)))
+        verdict = await self._told(rules.opening(self.state, self.number))
         while verdict is None:
             played = await self._turn()
             if isinstance(played, Verdict):
@@ -240,15 +242,23 @@ class Match(Generic[S]):
             self.state = played.state
             if played.record is not None:
                 recorder.record(event="move", **played.record)
-            verdict = self._after(await self._tell(played.tells))
+            verdict = await self._told(played.tells)
         return await self._finish(recorder, verdict)
 
-    def _after(self, untold: int | None) -> Verdict | None:
-        """Once the players were told: the seat that could not be told loses, else the board
-        decides (None: the game goes on)."""
-        if untold is not None:
-            return self._forfeit(untold, Fault.LEFT)
-        return self.rules.verdict(self.state)
+    async def _told(self, tells: Iterable[tuple[int, Any]]) -> Verdict | None:
+        """Tell the players; then the seat that could not be told loses (with
+        ``Terms.untold_leaves``), else the board decides (None: the game goes on)."""
+        untold = await self._tell(tells)
+        if untold is None:
+            verdict = self.rules.verdict(self.state)
+            if verdict is None:
+                return None  # what a seat held goes out before the next wait (_turn)
+            # Over: what was held goes out before the result, and a seat that cannot
+            # take it has left, as it would have had each message been written at once.
+            untold = await self._flush()
+            if untold is None or not self.rules.terms.untold_leaves:
+                return verdict
+        return self._forfeit(untold, Fault.LEFT)
 
     def _forfeit(self, seat: int, fault: Fault) -> Verdict:
         """``seat`` loses by the match's own finding, kept for who asks why (a tournament)."""
@@ -269,6 +279,16 @@ class Match(Generic[S]):
                 return seat
         return None
 
+    async def _flush(self, mover: int | None = None) -> int | None:
+        """Write what each seat held (the mover's last: its prompt ends it); the first seat
+        that could not be told, if any. Before every wait: nobody waits for a held line."""
+        timeout = self.rules.terms.send_timeout
+        untold = None
+        for seat in (0, 1) if mover is None else (1 - mover, mover):
+            if not await self.players[seat].flush(timeout) and untold is None:
+                untold = seat
+        return untold
+
     async def _turn(self) -> Moved[S] | Verdict:
         """The mover's turn: its legal move, or how the game ended."""
         rules, state = self.rules, self.state
@@ -283,6 +303,13 @@ class Match(Generic[S]):
             while True:
                 if not await mover.send(prompt, terms.send_timeout):
                     return self._forfeit(seat, Fault.LEFT)
+                # Before waiting for a connection's answer, what every seat holds goes out.
+                # A built-in player's decision (not clocked) is the server's own work, as
+                # judging is: the lines its moves bring join those held (one write a step).
+                if mover.clocked:
+                    untold = await self._flush(seat)
+                    if untold == seat or (untold is not None and terms.untold_leaves):
+                        return self._forfeit(untold, Fault.LEFT)
                 clock = clock or TurnClock(limit)
                 answer = await self._answer(seat, clock)
                 if isinstance(answer, Verdict):
@@ -334,6 +361,7 @@ class Match(Generic[S]):
         self.verdict = verdict
         for seat, message in rules.farewell(verdict):
             await self.players[seat].send(message, rules.terms.send_timeout)
+        await self._flush()
         winner = verdict.winner
         recorder.end(
             verdict.reason,

@@ -3,7 +3,9 @@
 A ``Match`` needs little of a seat's occupant (``Occupant``): its name, the
 lines it logged before its game (``prelude``) and where its lines go once the
 game has a record (``log``), a way to tell it a message (``send``), and its
-next answer (``event``). Most occupants are a connection: ``Seat``, its
+next answer (``event``); ``send`` may hold messages until ``flush``, which the
+match calls before each wait (a FishNet client's lines of one step go out in
+one write). Most occupants are a connection: ``Seat``, its
 stream read through the game's sans-IO protocol (``Wire``). A game may seat
 others, as long as they keep that contract: a built-in player of the server's
 own that decides in-process (not on the clock: ``clocked`` False), or a
@@ -62,7 +64,11 @@ class Occupant(Protocol):
     clocked: bool  # its turns are on the clock (a built-in player's are not)
 
     async def send(self, message: Any, timeout: float) -> bool:
-        """Tell it one message; False if it cannot be told (it has left)."""
+        """Tell it one message; False if it cannot be told (it has left). It may hold the
+        message for its next ``flush``, which the match calls before it waits for anyone."""
+
+    async def flush(self, timeout: float) -> bool:
+        """Write what ``send`` held, if anything; False if it cannot be told (it has left)."""
 
     async def event(self, deadline: float = math.inf) -> Any:
         """Its next answer, or ``TIMED_OUT`` at ``deadline``; ``Closed()`` once it left."""
@@ -119,6 +125,10 @@ class Seat:
             self.gone = True
             return False
         return True
+
+    async def flush(self, timeout: float) -> bool:
+        """Nothing is held: ``send`` writes each message at once (a game's own line rules)."""
+        return not self.gone
 
     async def event(self, deadline: float = math.inf) -> Any:
         """The next event (logged as ``shown``), or ``TIMED_OUT`` at ``deadline``."""

@@ -2,8 +2,10 @@
 
 ``Connection`` writes each message in a single ``send_all`` (docs/protocols/oldmaid.md 2:
 one message per write) and waits for events under a timeout, so no network wait
-in the project can hang. ``observer`` sees every message in both directions;
-the table uses it for its transcript.
+in the project can hang. A line protocol that allows several messages in one
+write may ``hold`` messages and write them together (``flush``, or the next
+``send``). ``observer`` sees every message in both directions; the table uses
+it for its transcript.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Connection:
         self.timeout = timeout
         self.observer = observer
         self._send_lock = trio.Lock()
+        self._held: list[bytes] = []  # encoded by hold(), not yet written
 
     @property
     def remote_address(self) -> tuple[str, int] | None:
@@ -71,7 +74,7 @@ class Connection:
             task_status.started()
         await self._take_send_lock()
         try:
-            data = self.protocol.send(message)
+            data = self._take_held() + self.protocol.send(message)
             if self.observer is not None:
                 self.observer("out", message)
             if not queued:
@@ -89,8 +92,11 @@ class Connection:
         await self._take_send_lock()
         try:
             limit = self.timeout if timeout is None else timeout
+            held = self._take_held()
             for number, message in enumerate(messages, 1):
                 data = self.protocol.send(message)
+                if number == 1:
+                    data = held + data
                 if self.observer is not None:
                     self.observer("out", message)
                 await write(self.stream, data, limit, last=number == len(messages))
@@ -102,13 +108,46 @@ class Connection:
         one ``recv`` (``ring check``'s hasty picker: its ``ok`` and ``pick`` at once)."""
         await self._take_send_lock()
         try:
-            data = b"".join([self.protocol.send(message) for message in messages])
+            encoded = [self.protocol.send(message) for message in messages]
+            data = self._take_held() + b"".join(encoded)
             if self.observer is not None:
                 for message in messages:
                     self.observer("out", message)
             await write(self.stream, data, self.timeout if timeout is None else timeout)
         finally:
             self._send_lock.release()
+
+    def hold(self, message: Any) -> None:
+        """Encode ``message`` now (the protocol's state and the observer move on as if it
+        were sent) and write it with the next ``flush`` or ``send``, in one write with the
+        others held: a FishNet step's lines up to its ``yourturn`` (docs/protocols/fishnet.md
+        "Lines": a client reads a stream). Only for protocols that allow several messages in
+        one write; never Old Maid's (oldmaid.md 2)."""
+        data = self.protocol.send(message)
+        if self.observer is not None:
+            self.observer("out", message)
+        self._held.append(data)
+
+    async def flush(self, *, timeout: float | None = None, last: bool = True) -> None:
+        """Write what ``hold`` kept, in one write (nothing to write: no checkpoint). Not the
+        ``last`` of several connections' flushes: leaves the yield after it to the last."""
+        if not self._held:
+            return
+        await self._take_send_lock()
+        try:
+            data = self._take_held()
+            if data:
+                limit = self.timeout if timeout is None else timeout
+                await write(self.stream, data, limit, last=last)
+        finally:
+            self._send_lock.release()
+
+    def _take_held(self) -> bytes:
+        if not self._held:
+            return b""
+        data = b"".join(self._held)
+        self._held.clear()
+        return data
 
     async def _take_send_lock(self) -> None:
         """One writer at a time, without ``trio.Lock``'s yield when the lock is free.

@@ -59,6 +59,9 @@ class BotSeat:
         self.hear(line)
         return True
 
+    async def flush(self, timeout: float) -> bool:
+        return True  # it heard each line as it was sent
+
     async def event(self, deadline: float = math.inf) -> Request | Pass:
         """Its move, as the line a client would send (recorded as one)."""
         decision = await self.decide(

@@ -54,7 +54,7 @@ from ring.games import match as ring_match
 from ring.games.record import Held
 from ring.wire.flood import BadRun
 from ring.wire.sansio import Closed
-from ring.wire.transport import Connection
+from ring.wire.transport import SEND_FAILED, Connection
 from services.fishnet.bot_seat import BotSeat, Searches
 from services.fishnet.bots import make_player
 from services.fishnet.game import FishNetRules, GameReport, Left
@@ -135,16 +135,33 @@ class Client:
             self.bad_run.good()
 
     async def send(self, message: ServerMessage, timeout: float) -> bool:
+        """Hold one line for the match's next ``flush``: a step's lines, up to the
+        ``yourturn`` or the result that ends it, go out in one write (fishnet.md "Lines")."""
         if self.gone:
             return False
-        if not await self.conn.send_or_close(message, timeout=timeout):
-            self.gone = True
-            return False
-        if self.bad_run.reached:  # its 100th bad line in a row, answered: it is closed
-            await self.conn.aclose()
-            self.gone = True
-            return False
+        try:
+            self.conn.hold(message)
+        except trio.ClosedResourceError:  # its reader answered its 100th bad line: closed
+            return await self._close()
+        if self.bad_run.reached:  # its 100th bad line in a row: written, then it is closed
+            return await self.flush(timeout)
         return True
+
+    async def flush(self, timeout: float) -> bool:
+        if self.gone:
+            return False
+        try:
+            await self.conn.flush(timeout=timeout)
+        except SEND_FAILED:
+            return await self._close()
+        if self.bad_run.reached:
+            return await self._close()
+        return True
+
+    async def _close(self) -> bool:
+        await self.conn.aclose()
+        self.gone = True
+        return False
 
     async def event(self, deadline: float = math.inf) -> Request | Pass | Left:
         """Its move; or the first quit or close of either client, read before it."""
@@ -330,4 +347,5 @@ class Match:
             self.played.abandon(reason, self.rules.details(self.played.state, None))
 
     async def _tell(self, client: Client, message: ServerMessage) -> bool:
-        return await client.send(message, self.server.config.send_timeout)
+        timeout = self.server.config.send_timeout
+        return await client.send(message, timeout) and await client.flush(timeout)

@@ -44,6 +44,9 @@ class Builtin:
         self.log(line=message)
         return True
 
+    async def flush(self, timeout: float) -> bool:
+        return True
+
     async def event(self, deadline: float = math.inf) -> str:
         await trio.sleep(self.think)
         return "ADD 3"

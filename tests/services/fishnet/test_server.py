@@ -44,6 +44,42 @@ async def test_the_handouts_sample_session_message_for_message() -> None:
         assert await client.rest() == []  # and then the server closes
 
 
+async def test_each_step_reaches_the_client_in_one_write_ending_with_yourturn() -> None:
+    # fishnet.md "Lines": the server writes a step's lines (the deal or the news of a move,
+    # the built-in player's moves, up to the yourturn) together. One write of a few lines is
+    # one read on loopback, and the server writes nothing more until it is answered.
+    async with running() as server:
+        client = await LineClient.connect(server)
+        await client.send("play me spot\n")
+        hand: Counter[int] = Counter()
+        reads: list[list[str]] = []
+        with trio.fail_after(WAIT):
+            while chunk := await client.stream.receive_some(65536):
+                lines = chunk.decode().splitlines()
+                reads.append(lines)
+                for word, *rest in (line.split() for line in lines):
+                    if word == "fish":
+                        hand[int(rest[0])] += 1
+                    elif word == "oppgives":
+                        hand[int(rest[1])] += int(rest[0])
+                    elif word == "request":  # the opponent took them
+                        hand.pop(int(rest[0]), None)
+                if lines[-1] == "yourturn":
+                    for rank in [rank for rank, held in hand.items() if held >= 4]:
+                        del hand[rank]  # a book, made silently
+                    await client.send(f"request {max(hand, key=hand.__getitem__)}\n"
+                                      if hand else "pass\n")  # fmt: skip
+    assert [line.split()[0] for line in reads[0][:7]] == ["fish"] * 7  # the deal, then on
+    assert reads[-1][-1] in RESULTS, reads[-1]
+    if reads[-2][-1] != "yourturn":
+        # The last move's news is written before the result (ring.games.match: a player that
+        # cannot take it has left), so the two may come in two reads.
+        reads[-2:] = [reads[-2] + reads[-1]]
+    for lines in reads[:-1]:
+        assert lines[-1] == "yourturn" and lines.count("yourturn") == 1, lines
+    assert len(reads) > 10  # a whole game, not one long write
+
+
 # -- pairing -------------------------------------------------------------------------
 
 
@@ -244,7 +280,9 @@ async def test_out_of_turn_moves_get_an_error_without_yourturn() -> None:
         await b.aclose()
 
 
-async def _write_without_yielding(stream: trio.abc.SendStream, data: bytes, timeout: float) -> None:
+async def _write_without_yielding(
+    stream: trio.abc.SendStream, data: bytes, timeout: float, *, last: bool = True
+) -> None:
     """ring.wire.transport.write less its yield after a write that completed at once."""
     await trio.lowlevel.checkpoint_if_cancelled()
     written = transport._write_now(stream, data)
