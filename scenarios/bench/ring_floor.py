@@ -18,6 +18,11 @@ writes; the holder writes the card; the picker notes the time it read the
 card, and is the next holder. Both times are ``time.perf_counter()``, one
 system-wide monotonic clock on Linux, so they compare across processes.
 
+``measure(checked=True)`` is the floor of a witnessed handoff (docs/protocols/oldmaid.md
+14.6): a ninth process stands for the table, and the picker, once it has read the offer,
+writes a check to it and reads its answer before its ``ok``: the same messages, in the same
+order, between the same number of processes, with no work in any of them.
+
 ``measure()`` runs the nodes as OS processes (every wait bounded) and
 returns the handoffs' durations; ``python -m scenarios.bench.ring_floor``
 prints them.
@@ -42,6 +47,7 @@ OFFER = b'{"cmd":"offer","num_cards":7,"from":"p1","handoff":%d}\n'
 OK = b'{"status":"ok"}\n'
 PICK = b'{"cmd":"pick","card_num":3}\n'
 CARD = b'{"status":"ok","card":{"value":"7","suit":"hearts"}}\n'
+CHECK = b'{"cmd":"check_offer","from":"p1","num_cards":7,"mac":"%s"}\n' % (b"0" * 64)
 NODES = 8
 HANDOFFS = 800
 
@@ -51,10 +57,14 @@ class Floor:
     handoffs: int
     median: float  # seconds
     p99: float
+    checks: int = 0  # offers the table's stand-in answered (checked floors)
 
 
-async def _node(index: int, nodes: int, handoffs: int, timeout: float) -> None:
-    """One node: listen, learn the right neighbour's port on stdin, play its handoffs."""
+async def _node(
+    index: int, nodes: int, handoffs: int, timeout: float, table_port: int | None = None
+) -> None:
+    """One node: listen, learn the right neighbour's port on stdin, play its handoffs
+    (with ``table_port``, each offer it is handed checked there first)."""
     started: dict[int, float] = {}
     arrived: dict[int, float] = {}
     with trio.fail_after(timeout):
@@ -63,7 +73,8 @@ async def _node(index: int, nodes: int, handoffs: int, timeout: float) -> None:
         stdin = trio.lowlevel.FdStream(0)
         right_port = int((await read_line(stdin, bytearray())) or b"0")
         right, left = await _connect(listeners, right_port)
-        right_buffer, left_buffer = bytearray(), bytearray()
+        right_buffer, left_buffer, table_buffer = bytearray(), bytearray(), bytearray()
+        table = None if table_port is None else await trio.open_tcp_stream(HOST, table_port)
         async with right, left:
             for number in range(handoffs):
                 if number % nodes == index:  # this node holds the turn: hand it right
@@ -74,11 +85,39 @@ async def _node(index: int, nodes: int, handoffs: int, timeout: float) -> None:
                     await right.send_all(CARD)
                 elif (number + 1) % nodes == index:  # the left neighbour hands it here
                     await read_line(left, left_buffer)  # offer
+                    if table is not None:
+                        await table.send_all(CHECK)
+                        await read_line(table, table_buffer)  # the table's ok
                     await left.send_all(OK)
                     await left.send_all(PICK)
                     await read_line(left, left_buffer)  # card
                     arrived[number] = time.perf_counter()
+        if table is not None:
+            await table.aclose()
     print(json.dumps({"started": started, "arrived": arrived}), flush=True)
+
+
+async def _table(nodes: int, timeout: float) -> None:
+    """The witnessing table's stand-in: answer every check of each of ``nodes`` nodes."""
+    with trio.fail_after(timeout):
+        listeners = await trio.open_tcp_listeners(0, host=HOST)
+        print(listeners[0].socket.getsockname()[1], flush=True)
+
+        checks = 0
+
+        async def answer(stream: trio.SocketStream) -> None:
+            nonlocal checks
+            buffer = bytearray()
+            async with stream:
+                while await read_line(stream, buffer):
+                    await stream.send_all(OK)
+                    checks += 1
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(nodes):
+                nursery.start_soon(answer, await listeners[0].accept())
+            await listeners[0].aclose()
+    print(checks, flush=True)
 
 
 async def _connect(
@@ -98,29 +137,39 @@ async def _connect(
     return right, accepted[0]
 
 
-def measure(nodes: int = NODES, handoffs: int = HANDOFFS, timeout: float = 60) -> Floor:
-    """Run the ring as ``nodes`` OS processes and return its handoffs' durations."""
+def measure(
+    nodes: int = NODES, handoffs: int = HANDOFFS, timeout: float = 60, *, checked: bool = False
+) -> Floor:
+    """Run the ring as ``nodes`` OS processes (and, ``checked``, a table's stand-in) and
+    return its handoffs' durations."""
     deadline = time.monotonic() + timeout
     module = [sys.executable, "-m", "scenarios.bench.ring_floor"]
     processes: list[subprocess.Popen[str]] = []
     try:
+        table: list[str] = []
+        if checked:
+            command = [*module, "table", "--nodes", str(nodes), "--timeout", str(timeout)]
+            processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))
+            table = ["--table-port", _line(processes[0], deadline)]
         for index in range(nodes):
-            command = [*module, "node", str(index), "--nodes", str(nodes)]
+            command = [*module, "node", str(index), "--nodes", str(nodes), *table]
             command += ["--handoffs", str(handoffs), "--timeout", str(timeout)]
             processes.append(
                 subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             )
-        ports = [_line(process, deadline) for process in processes]
-        for index, process in enumerate(processes):
+        ring = processes[len(processes) - nodes :]
+        ports = [_line(process, deadline) for process in ring]
+        for index, process in enumerate(ring):
             assert process.stdin is not None
             process.stdin.write(f"{ports[(index + 1) % nodes]}\n")
             process.stdin.flush()
         started: dict[int, float] = {}
         arrived: dict[int, float] = {}
-        for process in processes:
+        for process in ring:
             times = json.loads(_line(process, deadline))
             started.update({int(k): v for k, v in times["started"].items()})
             arrived.update({int(k): v for k, v in times["arrived"].items()})
+        checks = int(_line(processes[0], deadline)) if checked else 0
     finally:
         stop(processes)
     # The first lap warms every connection up; the ring's peers are warm too by then.
@@ -129,6 +178,7 @@ def measure(nodes: int = NODES, handoffs: int = HANDOFFS, timeout: float = 60) -
         handoffs=len(durations),
         median=statistics.median(durations),
         p99=percentile(durations, 0.99),
+        checks=checks,
     )
 
 
@@ -142,18 +192,26 @@ def _line(process: subprocess.Popen[str], deadline: float) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scenarios.bench.ring_floor")
-    parser.add_argument("role", choices=["measure", "node"], nargs="?", default="measure")
+    parser.add_argument("role", choices=["measure", "node", "table"], nargs="?",
+                        default="measure")  # fmt: skip
     parser.add_argument("index", type=int, nargs="?", default=0, help="a node's seat")
     parser.add_argument("--nodes", type=int, default=NODES)
     parser.add_argument("--handoffs", type=int, default=HANDOFFS)
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--checked", action="store_true",
+                        help="each offer checked with a table first (witnessed)")  # fmt: skip
+    parser.add_argument("--table-port", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.role == "node":
-        trio.run(_node, args.index, args.nodes, args.handoffs, args.timeout)
+        trio.run(_node, args.index, args.nodes, args.handoffs, args.timeout, args.table_port)
         return 0
-    floor = measure(args.nodes, args.handoffs, args.timeout)
+    if args.role == "table":
+        trio.run(_table, args.nodes, args.timeout)
+        return 0
+    floor = measure(args.nodes, args.handoffs, args.timeout, checked=args.checked)
     print(
-        f"{floor.handoffs} handoffs round {args.nodes} processes: "
+        f"{floor.handoffs} handoffs round {args.nodes} processes"
+        f"{' and a table that checks each offer' if args.checked else ''}: "
         f"median {floor.median * 1e3:.3f} ms, p99 {floor.p99 * 1e3:.3f} ms"
     )
     return 0

@@ -17,3 +17,12 @@ def test_every_handoff_after_the_first_lap_is_timed() -> None:
     assert floor.handoffs == 30 - 3
     # Each handoff is three passes between processes: it takes time, and not seconds.
     assert 0 < floor.median <= floor.p99 < 1.0
+
+
+def test_a_checked_floor_asks_its_table_once_a_handoff() -> None:
+    # The witnessed handoff's floor (oldmaid.md 14.6): the picker checks each offer with a
+    # ninth process before its ok, so the table's stand-in answers every handoff's check.
+    floor = ring_floor.measure(nodes=3, handoffs=30, timeout=TIMEOUT, checked=True)
+    assert floor.checks == 30
+    assert floor.handoffs == 30 - 3
+    assert 0 < floor.median <= floor.p99 < 1.0
