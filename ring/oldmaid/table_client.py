@@ -31,7 +31,7 @@ import trio
 
 from ring.oldmaid.messages import DrawTurn, GameOver, Message, Reply, Witnessed
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
-from ring.wire.transport import SEND_FAILED, Connection
+from ring.wire.transport import SEND_FAILED, Connection, take_lock
 
 # How long a report may wait for other messages to go out with, and how many may wait
 # (see the module's text; the batch was chosen by make bench-ring, 8, 12 and 16 tried).
@@ -59,6 +59,7 @@ class TableClient:
         self.game_over = trio.Event()
         self.notice: GameOver | None = None
         self._lock = trio.Lock()  # one request waiting for its reply at a time
+        self._abandoned: _Awaited | None = None  # the last request given up before its reply
         self._send_lock = trio.Lock()  # a write and its place in the queue go together
         # Every request sent whose reply is still to come, in the order sent: a
         # request whose caller gave up, and every posted report, is dropped on
@@ -123,16 +124,30 @@ class TableClient:
         whose replies the table would write first (a status in the middle of a handoff
         waited ~1.5 ms behind fourteen of them): only for a request that changes
         nothing at the table, which therefore does not care what it hears first."""
-        async with self._lock:
+        await take_lock(self._lock)  # (no yield when free: the check is on a handoff's path)
+        try:
+            # One request at a time (oldmaid.md 2): one whose caller gave up is still
+            # owed its reply, and the next goes only once it has come.
+            abandoned = self._abandoned
+            if abandoned is not None and not abandoned.came.is_set():
+                with trio.move_on_after(timeout):
+                    await abandoned.came.wait()
+                if not abandoned.came.is_set():
+                    raise TableError(f"no reply from the table to {abandoned.name} in time")
+            self._abandoned = None
             awaited = await self._send(message, timeout=timeout, with_reports=not ahead_of_reports)
             try:
                 with trio.move_on_after(timeout):
                     await awaited.came.wait()
             finally:
                 awaited.wanted = False  # a reply after we stopped waiting answers no one
-            if awaited.reply is not None:
-                return awaited.reply
-            raise TableError(f"no reply from the table to {awaited.name} within {timeout:g} s")
+                if not awaited.came.is_set():
+                    self._abandoned = awaited
+        finally:
+            self._lock.release()
+        if awaited.reply is not None:
+            return awaited.reply
+        raise TableError(f"no reply from the table to {awaited.name} within {timeout:g} s")
 
     async def post(self, message: Message, *, timeout: float, at_once: bool = False) -> None:
         """Queue a report, not waiting for its reply (protocol 14.6): it goes out with
@@ -148,8 +163,11 @@ class TableClient:
 
     async def write_reports(self) -> None:
         """Write the queued reports now."""
-        async with self._send_lock:
+        await take_lock(self._send_lock)
+        try:
             await self._write(None, timeout=self._report_timeout)
+        finally:
+            self._send_lock.release()
 
     async def _write_reports_later(self) -> None:
         while True:
@@ -163,8 +181,11 @@ class TableClient:
                 return  # the table is gone: the reader sees it close
 
     async def _send(self, message: Message, *, timeout: float, with_reports: bool) -> _Awaited:
-        async with self._send_lock:
+        await take_lock(self._send_lock)
+        try:
             awaited = await self._write(message, timeout=timeout, with_reports=with_reports)
+        finally:
+            self._send_lock.release()
         assert awaited is not None
         return awaited
 

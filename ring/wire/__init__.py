@@ -26,7 +26,7 @@ _BY_MODULE = {
         "listen", "mark_established", "wants_mdns",
     ),
     "ring.wire.sansio": ("Closed", "Invalid", "NEED_DATA", "NeedData"),
-    "ring.wire.transport": ("Connection", "SEND_FAILED", "plain_ip"),
+    "ring.wire.transport": ("Connection", "SEND_FAILED", "plain_ip", "take_lock"),
 }
 _EXPORTS = {name: module for module, names in _BY_MODULE.items() for name in names}
 __all__ = sorted(_EXPORTS)

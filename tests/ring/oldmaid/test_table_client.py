@@ -69,6 +69,41 @@ async def test_a_reply_that_comes_after_the_timeout_never_answers_the_next_reque
         nursery.cancel_scope.cancel()
 
 
+async def test_the_next_request_waits_for_the_reply_still_owed_to_one_given_up() -> None:
+    # oldmaid.md 2: never a second request before the reply to the first. The first's
+    # caller gave up; its reply comes only after the second request was asked for.
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client.run)
+        first = await _sent_then_given_up(client, table)
+        second: list[list[str] | None] = []
+
+        async def ask_second() -> None:
+            second.append((await client.request(Status(), timeout=TIMEOUT)).in_)
+
+        nursery.start_soon(ask_second)
+        await trio.testing.wait_all_tasks_blocked()
+        # Sent now, the second would break the rule (our own Link raises): it waits.
+        assert first == encode(Status()) and second == []
+        await table.send_all(encode(ok(in_=["late"], out=[])))
+        assert await read_request(table) == encode(Status())
+        await table.send_all(encode(ok(in_=["second"], out=[])))
+        await trio.testing.wait_all_tasks_blocked()
+        assert second == [["second"]]
+        nursery.cancel_scope.cancel()
+
+
+async def _sent_then_given_up(client: TableClient, table: trio.abc.Stream) -> bytes:
+    """Ask for a status, read it at the table, and cancel the caller before any reply."""
+    with trio.CancelScope() as scope:
+        async with trio.open_nursery() as inner:
+            inner.start_soon(functools.partial(client.request, Status(), timeout=TIMEOUT))
+            sent = await read_request(table)
+            scope.cancel()
+    return sent
+
+
 class Writes(trio.abc.Stream):
     """A stream that keeps each write apart, to see what went in one."""
 
