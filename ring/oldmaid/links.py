@@ -1,17 +1,15 @@
 """The Old Maid peer's connections to the other players, and the exchanges on them.
 
-- Right: the peer listens (``ring.wire.net.listen``); whoever holds the turn to its
-  right dials in, or a seat further right when the players between are out.
-  ``serve`` reads each such connection, answers what cannot be a turn (a bad
-  message, a request from an address that is not a player) and hands every
-  turn to the peer.
+- Right: the peer listens; whoever holds the turn to its right dials in, or a
+  seat further right when the players between are out. ``ring.oldmaid.inbound``
+  reads each such connection (``Links.inbound``).
 - Left: one link per seat the peer asks, dialled when first needed (the left
   neighbour at once), with retries: older clients listen only after their
   own join reply (protocol 13.1).
 - The exchanges: a turn request and its reply under the peer timeout, where
   an out seat that left or fell silent is skipped (7.7), and a second pick
   for an offer already served is caught (``second_pick``); the pick that
-  follows an accepted offer is in ``ring.oldmaid.picks``, mixed in here.
+  follows an accepted offer is in ``ring.oldmaid.picks``.
 
 The links know the players through the turn machine (``Turns``: the seats,
 and which are gone); they ask the table who is out (``TableSide``).
@@ -20,25 +18,21 @@ and which are gone); they ask the table who is out (``TableSide``).
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import itertools
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import msgspec
 import trio
 
 from ring.games.events import EventLog
+from ring.oldmaid.inbound import Inbound, InboundConfig, wrapped
 from ring.oldmaid.messages import Offer, Reply, Status, YourTurn, error
-from ring.oldmaid.proofs import Forged, Identity
+from ring.oldmaid.proofs import Identity
 from ring.oldmaid.protocol import (
     Answered,
     Closed,
     ExtraPick,
-    Farewell,
-    Invalid,
     Link,
-    RemoteProtocolError,
     Role,
     request_name,
 )
@@ -53,8 +47,8 @@ from ring.oldmaid.turns import (
     fault,
 )
 from ring.oldmaid.witnessing import Witnessing
-from ring.wire.net import dial, listen, mark_established, reserved_port
-from ring.wire.transport import Connection, plain_ip
+from ring.wire.net import dial
+from ring.wire.transport import Connection
 
 # Dialling a seat that refuses: the first retry after this long, each next
 # one after twice as long, up to DIAL_RETRY_MAX, until the peer timeout.
@@ -68,28 +62,16 @@ DIAL_RETRY_MAX = 0.2
 # only silence tells. A seat still in keeps the whole peer timeout. Our own
 # peers answer within milliseconds, so a healthy ring never waits this long.
 OUT_GRACE = 0.2
-# A turn handed to us, and who sent it where that is certain (protocol 14.5).
-TakeRequest = Callable[[Connection, YourTurn | Offer, str | None], Awaitable[None]]
+class LinkConfig(InboundConfig, Protocol):
+    """The settings the links read, both sides; ``PeerConfig`` has them all."""
 
-
-class LinkConfig(Protocol):
-    """The settings the links read; ``PeerConfig`` has them all."""
-
-    timeout: float
-    idle_timeout: float
-    join_timeout: float
-    first_message_timeout: float
     witness_after: float | None
     pick_pause: float
-    max_connections: int
-    max_per_address: int | None
-    exempt_loopback: bool
-    listen_late: float | None
-    wrap_stream: Callable[[trio.SocketStream], trio.abc.HalfCloseableStream] | None
 
 
 class Links:
-    """The peer's listener, its links to the seats it asks, and the exchanges on both.
+    """The peer's listener (``inbound``), its links to the seats it asks, and the
+    exchanges on both.
 
     ``seated`` is set once the join reply has given the players; until then
     an inbound turn waits.
@@ -115,135 +97,15 @@ class Links:
         self.witnessing = Witnessing(turns, log, config.witness_after or config.timeout)
         self._links: dict[int, Connection] = {}
         self._answered: set[int] = set()  # seats whose link has carried a reply
-        # trio.current_time() of the last message heard from anyone; the peer
-        # sets it when it starts, and gives up after its idle timeout of silence.
-        self.last_heard = 0.0
+        self.inbound = Inbound(
+            config, turns, table, log, seated=seated, identity=self.identity,
+            reporting=self.reporting, witnessing=self.witnessing,
+        )  # fmt: skip
 
     async def aclose(self) -> None:
         for link in self._links.values():
             await link.aclose()
         self.witnessing.let_go()
-
-    # -- the right side: connections dialled in to us --------------------------
-
-    async def listen(
-        self,
-        host: str,
-        port: int,
-        handler: Callable[[trio.SocketStream], Awaitable[None]],
-        *,
-        task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
-    ) -> None:
-        config = self._config
-        try:
-            if config.listen_late is not None:  # an older client's habit (13.1), for ring check
-                with reserved_port(host, port) as port:  # bound, not listening: dials are refused
-                    task_status.started((host, port))
-                    task_status = trio.TASK_STATUS_IGNORED
-                    await self._seated.wait()
-                    await trio.sleep(config.listen_late)
-            await listen(
-                handler,
-                host,
-                port,
-                max_connections=config.max_connections,
-                max_per_address=config.max_per_address,
-                exempt_loopback=config.exempt_loopback,
-                task_status=task_status,
-            )
-        except OSError as exc:
-            raise PeerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-
-    async def handle(self, stream: trio.SocketStream, take: TakeRequest) -> None:
-        """Read one connection dialled in to us; each turn a player sends goes to ``take``."""
-        config = self._config
-        link = self.witnessing.wrap(
-            Connection(self._wrapped(stream), Link(Role.PICKER), timeout=config.timeout),
-            Role.PICKER,
-        )
-        established = False
-        proved: str | None = None  # the player this connection proved it is (14.5)
-        # From connect: invalid messages do not buy a stray more time.
-        first_deadline = trio.current_time() + config.first_message_timeout
-        try:
-            while True:
-                # Until it has sent something valid, a connection may be a
-                # stray or part of a flood: it gets a short wait, and
-                # ring.wire.net.listen may evict it to make room at the cap.
-                wait = (
-                    config.idle_timeout
-                    if established
-                    else max(0.0, first_deadline - trio.current_time())
-                )
-                try:
-                    event = await link.receive(timeout=wait)
-                except trio.TooSlowError:
-                    if not established:
-                        return  # closed without a word, as the table does
-                    raise
-                except RemoteProtocolError as exc:
-                    await link.send(Farewell(f"{exc}; closing the connection"))
-                    raise
-                self.last_heard = trio.current_time()
-                if isinstance(event, Closed):
-                    return
-                if isinstance(event, Invalid):
-                    await link.send(error(event.reason))
-                    continue
-                if not established:
-                    established = True
-                    mark_established()
-                    # Once a connection: its source address stays what it is.
-                    if not self._seated.is_set():
-                        with trio.fail_after(config.join_timeout):
-                            await self._seated.wait()
-                    stranger = self.not_a_player(stream)
-                    if stranger is not None:
-                        await link.send(error(stranger))
-                        self._log.write("stranger", error=stranger)
-                        return
-                try:
-                    proved = self.identity.check(event.sender, event.proof, proved)
-                except Forged as exc:
-                    await self._refuse_forged(link, exc, event)
-                    continue  # refused and reported: the game goes on without it
-                await take(link, event, self.identity.known(event.sender, proved))
-        except NETWORK_ERRORS as exc:
-            # One broken neighbour connection is not the end of the game: the
-            # turn holder on the other end sees its own error.
-            self._log.write("inbound_error", error=str(exc) or type(exc).__name__)
-
-    async def _refuse_forged(
-        self, link: Connection, forged: Forged, turn: YourTurn | Offer
-    ) -> None:
-        """Refuse a turn that is not from whom it says, and report it (14.5): in a verified
-        game the turn's mac goes with it, which tells the table its author. We did not
-        take it, so the game goes on unless the table names the author."""
-        problem = accusation(
-            forged.culprit,
-            "impersonation",
-            forged.what if forged.culprit else f"a connection {forged.what}",
-            **self.reporting.turn_evidence(turn),
-        )
-        await link.send_or_close(error(f"refused: {problem}"))
-        await self._table.report_refused(problem)
-
-    def not_a_player(self, stream: trio.SocketStream) -> str | None:
-        """Why a turn from this connection cannot be a player's, or None if it may be.
-
-        The protocol does not say who is speaking, but a turn can only come from
-        a player, so from one of the addresses the table seated. Where a player
-        gave a name rather than an address (or none we can compare), anything
-        goes: a stranger then cannot be told from a player.
-        """
-        try:
-            source = plain_ip(stream.socket.getpeername()[0])
-        except OSError:
-            return None
-        hosts = {host for (host, _), _ in self._turns.players}
-        if not all(_is_specific_ip(host) for host in hosts) or source in hosts:
-            return None
-        return f"{source} is not the address of any player of this game; closing the connection"
 
     # -- the left side: connections we dial ------------------------------------
 
@@ -295,16 +157,12 @@ class Links:
         if attempt > 1:
             self._log.write("dialled", to=nick, attempts=attempt)
         link = self.witnessing.wrap(
-            Connection(self._wrapped(stream), Link(Role.OFFERER), timeout=timeout),
+            Connection(wrapped(self._config, stream), Link(Role.OFFERER), timeout=timeout),
             Role.OFFERER,
             nick,
         )
         self._links[seat] = link
         return link
-
-    def _wrapped(self, stream: trio.SocketStream) -> trio.abc.HalfCloseableStream:
-        wrap = self._config.wrap_stream
-        return stream if wrap is None else wrap(stream)
 
     async def _left_the_game(self, seat: int) -> bool:
         """Whether ``seat``, which failed us, is out by the table's status: then it is gone."""
@@ -463,10 +321,3 @@ class Links:
             raise too_slow() from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return Closed()
-
-
-def _is_specific_ip(host: str) -> bool:
-    try:
-        return not ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        return False  # a host name: we cannot compare it with a source address

@@ -119,7 +119,7 @@ class Peer:
 
     async def _play(self, nursery: trio.Nursery, task_status: trio.TaskStatus[int]) -> Outcome:
         config = self.config
-        self.links.last_heard = trio.current_time()
+        self.links.inbound.last_heard = trio.current_time()
         address = config.table or await self.table.find(
             config.table_name, config.mdns_interface, config.discover_timeout
         )
@@ -130,7 +130,9 @@ class Peer:
             # a dotted IPv4 address, and we listen on 127.0.0.1 (and ::1) all the same
             # (docs/protocols/oldmaid.md 5.1).
             host = IPV4_LOOPBACK
-        _, port = await nursery.start(self.links.listen, host, config.port, self.taking.serve_right)
+        _, port = await nursery.start(
+            self.links.inbound.listen, host, config.port, self.taking.serve_right
+        )
         task_status.started(port)
         await nursery.start(self.table.run)
         nursery.start_soon(self._announce_game_over)
@@ -248,9 +250,9 @@ class Peer:
         """
         idle_timeout = self.config.idle_timeout
         while True:
-            with trio.move_on_at(self.links.last_heard + idle_timeout):
+            with trio.move_on_at(self.links.inbound.last_heard + idle_timeout):
                 return await self._turns_out.receive()
-            if trio.current_time() >= self.links.last_heard + idle_timeout:
+            if trio.current_time() >= self.links.inbound.last_heard + idle_timeout:
                 raise PeerError(f"heard nothing for {idle_timeout:g} s")
 
     async def _announce_game_over(self) -> None:

@@ -49,6 +49,7 @@ class _Awaited:
 
     name: str
     wanted: bool = True
+    request: bool = True  # False: a report (any request may follow reports, 14.6)
     reply: Reply | None = None
     came: trio.Event = field(default_factory=trio.Event)
 
@@ -59,7 +60,7 @@ class TableClient:
         self.game_over = trio.Event()
         self.notice: GameOver | None = None
         self._lock = trio.Lock()  # one request waiting for its reply at a time
-        self._abandoned: _Awaited | None = None  # the last request given up before its reply
+        self._broken: str | None = None  # why a write to the table failed, once one has
         self._send_lock = trio.Lock()  # a write and its place in the queue go together
         # Every request sent whose reply is still to come, in the order sent: a
         # request whose caller gave up, and every posted report, is dropped on
@@ -126,28 +127,30 @@ class TableClient:
         nothing at the table, which therefore does not care what it hears first."""
         await take_lock(self._lock)  # (no yield when free: the check is on a handoff's path)
         try:
-            # One request at a time (oldmaid.md 2): one whose caller gave up is still
-            # owed its reply, and the next goes only once it has come.
-            abandoned = self._abandoned
-            if abandoned is not None and not abandoned.came.is_set():
-                with trio.move_on_after(timeout):
-                    await abandoned.came.wait()
-                if not abandoned.came.is_set():
-                    raise TableError(f"no reply from the table to {abandoned.name} in time")
-            self._abandoned = None
+            await self._owed_reply(timeout)
             awaited = await self._send(message, timeout=timeout, with_reports=not ahead_of_reports)
             try:
                 with trio.move_on_after(timeout):
                     await awaited.came.wait()
             finally:
                 awaited.wanted = False  # a reply after we stopped waiting answers no one
-                if not awaited.came.is_set():
-                    self._abandoned = awaited
         finally:
             self._lock.release()
         if awaited.reply is not None:
             return awaited.reply
         raise TableError(f"no reply from the table to {awaited.name} within {timeout:g} s")
+
+    async def _owed_reply(self, timeout: float) -> None:
+        """One request at a time (oldmaid.md 2): a request whose caller gave up (timed
+        out, or cancelled once it was written) is still owed its reply, and the next
+        goes only once that has come."""
+        owed = next((sent for sent in reversed(self._awaited) if sent.request), None)
+        if owed is None:
+            return
+        with trio.move_on_after(timeout):
+            await owed.came.wait()
+        if not owed.came.is_set():
+            raise TableError(f"no reply from the table to {owed.name} within {timeout:g} s")
 
     async def post(self, message: Message, *, timeout: float, at_once: bool = False) -> None:
         """Queue a report, not waiting for its reply (protocol 14.6): it goes out with
@@ -200,16 +203,21 @@ class TableClient:
             reports, self._reports = self._reports, []
             if self._reports_queued.is_set():  # (an event never set is the one waited on)
                 self._reports_queued = trio.Event()
+        if self._broken is not None:
+            raise TableError(f"the connection to the table broke: {self._broken}")
         awaited = None
         for sent in [*reports, message] if message is not None else reports:
-            awaited = _Awaited(_name(sent), wanted=sent is message)
+            awaited = _Awaited(_name(sent), wanted=sent is message, request=sent is message)
             self._awaited.append(awaited)
             try:
                 await self.connection.send(sent, timeout=timeout)
-            except BaseException:
-                # Not sent whole: the connection is broken, and no reply will come.
+            except BaseException as exc:
+                # Not sent whole, and no reply will come. A write that failed may have
+                # begun (and our Link counts it as sent): nothing more can go after it.
                 if awaited in self._awaited:
                     self._awaited.remove(awaited)
+                if isinstance(exc, SEND_FAILED):
+                    self._broken = str(exc) or type(exc).__name__
                 raise
         return awaited if message is not None else None
 

@@ -71,7 +71,7 @@ class Taking:
 
     async def serve_right(self, stream: trio.SocketStream) -> None:
         """One connection dialled in to us (``ring.wire.net.listen`` runs one a connection)."""
-        await self._links.handle(stream, self.take_request)
+        await self._links.inbound.handle(stream, self.take_request)
 
     async def take_request(
         self, link: Connection, request: YourTurn | Offer, known: str | None

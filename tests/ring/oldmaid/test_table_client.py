@@ -104,6 +104,19 @@ async def _sent_then_given_up(client: TableClient, table: trio.abc.Stream) -> by
     return sent
 
 
+async def test_after_a_write_that_failed_a_request_gets_a_table_error_not_our_own_refusal() -> None:
+    # The table died: the write of a request fails once our Link has counted it as sent.
+    # The next request must say the table is gone (a network error the peer handles), not
+    # trip over the reply still owed (LocalProtocolError, a crash).
+    ours, table = trio.testing.memory_stream_pair()
+    client = TableClient(Connection(ours, Link(Role.TABLE_CLIENT)))
+    await table.aclose()
+    with pytest.raises((trio.BrokenResourceError, trio.ClosedResourceError)):
+        await client.request(Status(), timeout=TIMEOUT)
+    with pytest.raises(TableError, match="the connection to the table broke"):
+        await client.request(Status(), timeout=TIMEOUT)
+
+
 class Writes(trio.abc.Stream):
     """A stream that keeps each write apart, to see what went in one."""
 
