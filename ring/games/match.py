@@ -13,11 +13,11 @@ What a match does, the same for every game:
 
 - Seats. ``ring.games.seat.Seat`` is one connection: its stream, its protocol, its
   name, and the events by which a lobby (``ring.games.lobby``) hands it to its
-  match. A seat may hold what it is told until the match next waits for anyone
-  (``flush``: a FishNet client gets a step's lines in one write). Every write
-  gives up after ``Terms.send_timeout``; a player whose
-  connection has closed, or that could not take a write, is ``gone`` and is
-  sent nothing more. A game may seat any ``ring.games.seat.Occupant`` instead: a
+  match. A seat may hold what it is told until the match next waits for a
+  connection's answer, or the game ends (``flush``: a FishNet client gets a
+  step's lines in one write). Every write gives up after ``Terms.send_timeout``;
+  a player whose connection has closed, or that could not take a write, is
+  ``gone`` and is sent nothing more. A game may seat any ``ring.games.seat.Occupant`` instead: a
   built-in player deciding in the server (off the clock), or a connection
   whose reading the game does itself.
 - Turns. The mover gets ``prompt``; its next event answers it (bytes sent
@@ -281,7 +281,8 @@ class Match(Generic[S]):
 
     async def _flush(self, mover: int | None = None) -> int | None:
         """Write what each seat held (the mover's last: its prompt ends it); the first seat
-        that could not be told, if any. Before every wait: nobody waits for a held line."""
+        that could not be told, if any. Before every wait for a connection's answer, and
+        at the end: no player waits for a line the server holds."""
         timeout = self.rules.terms.send_timeout
         untold = None
         for seat in (0, 1) if mover is None else (1 - mover, mover):

@@ -4,9 +4,10 @@ A ``Match`` needs little of a seat's occupant (``Occupant``): its name, the
 lines it logged before its game (``prelude``) and where its lines go once the
 game has a record (``log``), a way to tell it a message (``send``), and its
 next answer (``event``); ``send`` may hold messages until ``flush``, which the
-match calls before each wait (a FishNet client's lines of one step go out in
-one write). Most occupants are a connection: ``Seat``, its
-stream read through the game's sans-IO protocol (``Wire``). A game may seat
+match calls before it waits for a connection's answer and at the end (a FishNet
+client's lines of one step go out in one write). Most occupants are a
+connection: ``Seat``, its stream read through the game's sans-IO protocol
+(``Wire``). A game may seat
 others, as long as they keep that contract: a built-in player of the server's
 own that decides in-process (not on the clock: ``clocked`` False), or a
 connection whose reading the game does itself (FishNet's reader answers bad
@@ -65,7 +66,8 @@ class Occupant(Protocol):
 
     async def send(self, message: Any, timeout: float) -> bool:
         """Tell it one message; False if it cannot be told (it has left). It may hold the
-        message for its next ``flush``, which the match calls before it waits for anyone."""
+        message for its next ``flush``, which the match calls before it waits for a
+        connection's answer and at the end."""
 
     async def flush(self, timeout: float) -> bool:
         """Write what ``send`` held, if anything; False if it cannot be told (it has left)."""

@@ -128,9 +128,8 @@ class Connection:
             self.observer("out", message)
         self._held.append(data)
 
-    async def flush(self, *, timeout: float | None = None, last: bool = True) -> None:
-        """Write what ``hold`` kept, in one write (nothing to write: no checkpoint). Not the
-        ``last`` of several connections' flushes: leaves the yield after it to the last."""
+    async def flush(self, *, timeout: float | None = None) -> None:
+        """Write what ``hold`` kept, in one write (nothing to write: no checkpoint)."""
         if not self._held:
             return
         await self._take_send_lock()
@@ -138,7 +137,7 @@ class Connection:
             data = self._take_held()
             if data:
                 limit = self.timeout if timeout is None else timeout
-                await write(self.stream, data, limit, last=last)
+                await write(self.stream, data, limit)
         finally:
             self._send_lock.release()
 

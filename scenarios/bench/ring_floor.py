@@ -47,7 +47,9 @@ OFFER = b'{"cmd":"offer","num_cards":7,"from":"p1","handoff":%d}\n'
 OK = b'{"status":"ok"}\n'
 PICK = b'{"cmd":"pick","card_num":3}\n'
 CARD = b'{"status":"ok","card":{"value":"7","suit":"hearts"}}\n'
-CHECK = b'{"cmd":"check_offer","from":"p1","num_cards":7,"mac":"%s"}\n' % (b"0" * 64)
+# A witnessed check as ring peer sends it: the offer as it came, seven hashes and a mac.
+CHECK = b'{"cmd":"check_offer","offer":{"from":"p1","seq":1,"num_cards":7,"hashes":[%s],' \
+    b'"mac":"%s"}}\n' % (b",".join([b'"%s"' % (b"0" * 32)] * 7), b"0" * 32)
 NODES = 8
 HANDOFFS = 800
 
