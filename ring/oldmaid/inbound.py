@@ -71,9 +71,9 @@ class Inbound:
         self._table = table
         self._log = log
         self._seated = seated
-        self.identity = identity
-        self.reporting = reporting
-        self.witnessing = witnessing
+        self._identity = identity
+        self._reporting = reporting
+        self._witnessing = witnessing
         self.last_heard = 0.0
 
     async def listen(
@@ -107,7 +107,7 @@ class Inbound:
     async def handle(self, stream: trio.SocketStream, take: TakeRequest) -> None:
         """Read one connection dialled in to us; each turn a player sends goes to ``take``."""
         config = self._config
-        link = self.witnessing.wrap(
+        link = self._witnessing.wrap(
             Connection(wrapped(config, stream), Link(Role.PICKER), timeout=config.timeout),
             Role.PICKER,
         )
@@ -153,11 +153,11 @@ class Inbound:
                         self._log.write("stranger", error=stranger)
                         return
                 try:
-                    proved = self.identity.check(event.sender, event.proof, proved)
+                    proved = self._identity.check(event.sender, event.proof, proved)
                 except Forged as exc:
                     await self._refuse_forged(link, exc, event)
                     continue  # refused and reported: the game goes on without it
-                await take(link, event, self.identity.known(event.sender, proved))
+                await take(link, event, self._identity.known(event.sender, proved))
         except NETWORK_ERRORS as exc:
             # One broken neighbour connection is not the end of the game: the
             # turn holder on the other end sees its own error.
@@ -173,7 +173,7 @@ class Inbound:
             forged.culprit,
             "impersonation",
             forged.what if forged.culprit else f"a connection {forged.what}",
-            **self.reporting.turn_evidence(turn),
+            **self._reporting.turn_evidence(turn),
         )
         await link.send_or_close(error(f"refused: {problem}"))
         await self._table.report_refused(problem)

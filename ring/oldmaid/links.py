@@ -90,7 +90,6 @@ class Links:
         self._turns = turns
         self._table = table
         self._log = log
-        self._seated = seated
         self.identity = Identity()  # our proofs, once seated (protocol 14.5)
         self.reporting = Reporting(turns, table)  # verified exchanges (protocol 14.6)
         # The table as witness of an exchange a neighbour leaves us waiting in (14.6).

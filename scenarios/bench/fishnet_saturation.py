@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import selectors
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,8 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from scenarios.bench.pingpong import first_line
 
 GAMES = 500
 GAME_TIMEOUT = 300.0
@@ -77,26 +78,21 @@ async def echo_lines(host: str, port: int, lines: int) -> None:
     writer.close()
 
 
-def start(argv: list[str], prefix: str) -> tuple[subprocess.Popen[bytes], str, int]:
+def start(argv: list[str], prefix: str) -> tuple[subprocess.Popen[str], str, int]:
     """A server process (from a neutral folder, so an installed revision is the one run)
-    and the address its first line of that ``prefix`` gives."""
+    and the address its first line of that ``prefix`` gives; every read bounded."""
     process = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         cwd=tempfile.gettempdir(),
     )  # fmt: skip
-    assert process.stdout is not None
     deadline = time.monotonic() + START_TIMEOUT
-    # Unbuffered, and read only once select says a line has come: a server that prints
-    # nothing cannot hold us past the deadline.
-    with selectors.DefaultSelector() as waiting:
-        waiting.register(process.stdout, selectors.EVENT_READ)
-        while waiting.select(max(0.0, deadline - time.monotonic())):
-            line = process.stdout.readline().decode()
+    try:
+        while line := first_line(process, deadline - time.monotonic(), argv[0]):
             if line.startswith(prefix):
                 host, _, port = line.removeprefix(prefix).split()[0].rpartition(":")
                 return process, host, int(port)
-            if not line:
-                break
+    except RuntimeError:
+        pass  # said nothing in time
     process.kill()
     raise SystemExit(f"no '{prefix}' line from {' '.join(argv)}")
 

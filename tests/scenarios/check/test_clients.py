@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import trio
 
+from ring.games.record import read_game
 from scenarios.check import fishnet, notipping, reversi
 from scenarios.check.boxed import LIMITS, UID_FLOOR
 from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, CaseVerdict
 from scenarios.programs import Program
 from scenarios.sandbox import Box
+from tests.helpers.ring_serve_process import ring_serve
 from tests.helpers.sandbox_support import box_available
 
 pytestmark = pytest.mark.scenario
@@ -140,3 +142,30 @@ def test_a_program_in_the_box_is_judged_as_outside_it(name: str, tmp_path: Path)
     assert set(failed.values()) <= {expected.rule}, reasons
     assert set(verdicts(results, CaseVerdict.WARN)) == expected.warns, reasons
     assert not verdicts(results, CaseVerdict.ERROR), reasons
+
+
+FISHNET_PROGRAMS = sorted(name for name, entry in PROGRAMS.items() if entry["game"] == "fishnet")
+
+
+@pytest.mark.parametrize("name", FISHNET_PROGRAMS)
+def test_a_fishnet_program_plays_whole_games_against_spot_on_ring_serve(
+    name: str, tmp_path: Path
+) -> None:
+    """Our server writes a step's lines in one write (fishnet.md "Lines"): each program,
+    however it reads, plays to a result decided by the books, with no one at fault."""
+    entry = PROGRAMS[name]
+    argv = built(entry, tmp_path)
+    transcripts = tmp_path / "transcripts"
+    with ring_serve("--fishnet=0", "--seed", "5", "--transcripts", str(transcripts),
+                    services=1) as served:  # fmt: skip
+        host, _, port = served["fishnet"].rpartition(":")
+        for game in range(3):
+            words = {"{host}": host, "{port}": port, "{name}": f"p{game}"}
+            command = [words.get(arg, arg) for arg in argv]
+            ran = subprocess.run(command, capture_output=True, text=True, timeout=60)
+            assert ran.returncode == 0, ran.stdout + ran.stderr
+    games = [read_game(path) for path in sorted((transcripts / "fishnet").glob("*.jsonl"))]
+    assert len(games) == 3
+    for played in games:
+        assert played.end is not None and played.end.culprit is None, played.end
+        assert played.end.draw or played.end.winners, played.end
