@@ -113,14 +113,23 @@ def test_a_boxed_program_killed_by_a_signal_is_said_so(tmp_path: Path) -> None:
 
 
 def test_a_box_reaches_its_listener_and_nothing_of_the_machine(tmp_path: Path) -> None:
-    outside = socket.create_server(("127.0.0.1", 0))
-    outside_port = outside.getsockname()[1]
+    outsides: list[socket.socket] = []
     seen: dict[str, object] = {}
 
     async def main() -> None:
         async with box_network() as network:
             listener = await network.listen("127.0.0.1")
             port = listener.socket.getsockname()[1]
+            # The box's namespace has ports of its own: the machine's listener
+            # may be given the same number, which the box would then reach as
+            # its own. Another number is asked for (a few tries at most).
+            for _ in range(5):
+                outsides.append(socket.create_server(("127.0.0.1", 0)))
+                outside_port = outsides[-1].getsockname()[1]
+                if outside_port != port:
+                    break
+            assert outside_port != port
+            seen["outside_port"] = outside_port
             code = f"""
 import socket
 for port in ({port}, {outside_port}):
@@ -148,10 +157,11 @@ for port in ({port}, {outside_port}):
     try:
         trio.run(main)
     finally:
-        outside.close()
+        for outside in outsides:
+            outside.close()
     assert seen["owner"] == UID and seen["said"] == b"hello"
     said = str(seen["out"]).splitlines()
-    assert said == [f"{seen['port']} reached", f"{outside_port} Connection refused"]
+    assert said == [f"{seen['port']} reached", f"{seen['outside_port']} Connection refused"]
 
 
 @pytest.mark.skipif(
