@@ -1,15 +1,32 @@
 """Raw loopback TCP connections for the tests of limits: opened, read to their close,
-checked still open, closed; every wait bounded.
+checked still open, closed; every wait bounded. And a port where nothing listens.
 
 Used by the tests of ``ring.wire.net``'s caps and of the limits of whole games
-(``tests/ring/wire/``).
+(``tests/ring/wire/``), and by the tests of a program that cannot reach its server.
 """
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import trio
 
 BOUND = 5.0  # longest any single wait may take
+
+
+@contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where every connection is refused, for as long as the block runs.
+
+    The port stays bound (never listening) until the block ends: a port merely
+    closed could be given to another test's listener meanwhile, which would then
+    answer a dial meant to fail.
+    """
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield holder.getsockname()[1]
 
 
 async def connect(port: int, source: str | None = None) -> trio.SocketStream:

@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ import trio
 from ring.mdns import discovery
 from ring.mdns.discovery import Advertiser, DiscoveryError, Found, browse, find_table, oldmaid_txt
 from services.oldmaid.table.server import TableConfig, serve_table
+from tests.helpers.connections import refusing_port
 
 LOOPBACK = ["127.0.0.1"]
 MDNS = ["--mdns-interface", "127.0.0.1"]
@@ -274,16 +274,14 @@ def test_table_name_chooses_and_discover_lists_both() -> None:
 
 
 def test_a_peer_given_table_never_imports_zeroconf() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    peer = ["peer", "--name", "ann", "--server", f"127.0.0.1:{port}", "--peer-timeout", "1"]
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "ring", *peer],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+    with refusing_port() as port:
+        peer = ["peer", "--name", "ann", "--server", f"127.0.0.1:{port}", "--peer-timeout", "1"]
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "ring", *peer],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
     assert done.returncode == 1 and "cannot reach the table" in done.stderr
     assert "import time:" in done.stderr
     assert "zeroconf" not in done.stderr and "ring.mdns.discovery" not in done.stderr

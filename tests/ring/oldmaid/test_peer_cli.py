@@ -8,14 +8,9 @@ import sys
 from pathlib import Path
 
 from ring.cli.app import build_parser
+from tests.helpers.connections import refusing_port
 
 RING = [str(Path(sys.executable).with_name("ring"))]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run_ring(*args: str) -> subprocess.CompletedProcess[str]:
@@ -23,8 +18,9 @@ def run_ring(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_unreachable_table_is_one_line_and_exit_1() -> None:
-    port = free_port()
-    done = run_ring("peer", "--name", "ann", "--server", f"127.0.0.1:{port}", "--peer-timeout", "2")
+    with refusing_port() as port:
+        where = f"127.0.0.1:{port}"
+        done = run_ring("peer", "--name", "ann", "--server", where, "--peer-timeout", "2")
     assert done.returncode == 1
     assert done.stdout == ""
     lines = done.stderr.splitlines()

@@ -12,6 +12,7 @@ from ring.games.events import read_events
 from ring.oldmaid.cards import JOKER
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
 from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
+from tests.helpers.connections import refusing_port
 
 
 async def play_game(
@@ -146,13 +147,9 @@ async def test_join_refused_is_one_clear_error() -> None:
 
 async def test_a_neighbour_that_never_listens_is_named_after_the_peer_timeout() -> None:
     config = TableConfig(players=2, port=0, seed=1, linger=0.5)
-    with trio.fail_after(10):
+    with trio.fail_after(10), refusing_port() as dead_port:  # every dial there is refused
         async with trio.open_nursery() as nursery:
             host, port = await nursery.start(serve_table, config)
-            closed = trio.socket.socket()
-            await closed.bind(("127.0.0.1", 0))
-            dead_port = closed.getsockname()[1]
-            closed.close()  # nothing listens there: every dial is refused
             ghost = await trio.open_tcp_stream(host, port)
             join = f'{{"cmd":"join","nick":"ghost","host":"127.0.0.1","port":{dead_port}}}\n'
             await ghost.send_all(join.encode())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import io
 import random
-import socket
 from argparse import Namespace
 from contextlib import AbstractAsyncContextManager
 
@@ -20,6 +19,7 @@ from services.notipping.protocol import Round
 from services.notipping.server import NoTippingConfig, NoTippingServer, serve_notipping
 from services.notipping.terminal import TerminalAgent, Unreadable, describe, draw, parse_input
 from tests.helpers import servers
+from tests.helpers.connections import refusing_port
 
 # -- what the server would send, from the game it referees ----------------------------
 
@@ -448,13 +448,12 @@ async def test_ring_bot_notipping_prints_a_line_a_game_and_the_tally(
 def test_ring_bot_notipping_without_a_server_exits_1_with_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        address = probe.getsockname()
-    args = client_args(
-        address, "ann", 1, command="bot", level="random", seed=None, games=3, depth=None
-    )
-    assert client.run(args) == 1
+    with refusing_port() as port:
+        address = ("127.0.0.1", port)
+        args = client_args(
+            address, "ann", 1, command="bot", level="random", seed=None, games=3, depth=None
+        )
+        assert client.run(args) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     [line] = captured.err.splitlines()
