@@ -109,8 +109,6 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     joined = trio.Event()
     hub.subscribe(_from_program(joined))
     refused = trio.Event()  # its join without verify, refused by a --verified table
-    if stage.verified:
-        hub.subscribe(_join_without_verify(refused))
     forger = Forger() if stage.forges_turn else None
     if forger is not None:
         hub.subscribe(forger.table_record)
@@ -137,6 +135,10 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         # A verifying program that does not witness plays (oldmaid.verify.witness WARNs it).
         require_witness=False,
         hub=hub,
+        # Told at once, not in the records a forming game holds until its start: a join
+        # refused leaves the game waiting for ever, and one taken may be the last one.
+        on_join=_if_program(joined.set),
+        on_unverified=_if_program(refused.set),
     )
     outcomes: list[TableOutcome] = []
     ended = trio.Event()
@@ -357,18 +359,14 @@ def _from_program(event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None
     return on_record
 
 
-def _join_without_verify(event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:
-    """A record hub subscriber that sets ``event`` when the program joins without verify."""
+def _if_program(call: Callable[[], object]) -> Callable[[str], None]:
+    """A table callback told a nick: ``call`` when it is the program's."""
 
-    def on_record(_key: GameKey, record: dict[str, Any]) -> None:
-        message = record.get("msg")
-        if record.get("dir") != "in" or not isinstance(message, dict):
-            return
-        joins = message.get("cmd") == "join" and message.get("nick") == PROGRAM
-        if joins and message.get("verify") is not True:
-            event.set()
+    def told(nick: str) -> None:
+        if nick == PROGRAM:
+            call()
 
-    return on_record
+    return told
 
 
 def _at_draw(count: int, event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:
