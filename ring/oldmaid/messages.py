@@ -44,6 +44,9 @@ class Join(Message, tag="join"):
     # With verify (protocol 14.6): I ask the table to witness an exchange I cannot
     # finish, and make my moves of one it witnesses.
     witness: bool = False
+    # Our extra field (protocol 5.1, 13.2): I read my table connection as a stream, so a
+    # notice may follow a reply at once (without it, the table pauses between the two).
+    stream: bool = False
 
 
 class Draw(Message, tag="draw"):

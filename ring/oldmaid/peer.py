@@ -143,6 +143,7 @@ class Peer:
                 port=port,
                 host=host,
                 watch=True,
+                stream=True,
                 verify=config.verify,
                 witness=config.verify and config.witness,
             ),

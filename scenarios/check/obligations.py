@@ -162,8 +162,9 @@ OLDMAID_GO_OUT = _must("oldmaid.go-out", OM, "11.1", "A peer must go out once it
                        "empty in the offer phase: tell the table `out_of_cards`, and answer "
                        "`out` to every offer after the table's `ok`.")  # fmt: skip
 OLDMAID_STREAM = _must("oldmaid.stream", OM, "11.1", "A peer must read every connection as a "
-                       "stream: a message may arrive in pieces, and, once its offers say "
-                       "`\"stream\": true`, several messages in one read.")  # fmt: skip
+                       "stream: a message may arrive in pieces, and, once it says "
+                       "`\"stream\": true` (in its offers, or its join for the table "
+                       "connection), several messages in one read.")  # fmt: skip
 OLDMAID_TO_END = _must("oldmaid.to-end", OM, "11.1", "A peer must play its game to the end: "
                        "a game that our table and peers cannot finish with it is its "
                        "doing.")  # fmt: skip

@@ -105,7 +105,8 @@ async def run_case(
             verdict is CaseVerdict.PASS or (explains and rule is not obligations.CONNECT)
         ):
             was = f" (so {reason})" if verdict is CaseVerdict.FAIL else ""
-            rule, reason = crash[0], crash[1] + was
+            tested = _read_as_a_stream(case) if explains else ""
+            rule, reason = crash[0], crash[1] + was + tested
             verdict = CaseVerdict.FAIL
     rules: list[Rule] = [rule] if rule is not None else []
     if verdict is CaseVerdict.PASS and context.judge.warnings:
@@ -172,6 +173,13 @@ def _how_it_ended(context: CaseContext, running: RunningProgram) -> tuple[Rule, 
     return exits.judge(
         ending, game_over=context.game_over, broken_off=context.broken_off, after=after
     )
+
+
+def _read_as_a_stream(case: Case) -> str:
+    """For a crash in a case there for reading a stream (the framing cases), most likely
+    its cause: the rule broken is still the crash, but the line names the rule tested."""
+    stream = next((rule for rule in case.tests if rule.key.endswith(".stream")), None)
+    return "" if stream is None else f"; this case is there for {stream.cited}: {stream.text}"
 
 
 async def _give_up_place_when_idle(

@@ -215,8 +215,10 @@ class TableServer:
                 flooded = client.bad_run.bad()
             else:
                 client.bad_run.good()
-            if reply is not None and not await client.conn.send_or_close(reply):
-                return
+            if reply is not None:
+                client.replied_at = trio.current_time()
+                if not await client.conn.send_or_close(reply):
+                    return
             if flooded:  # oldmaid.md 3: the 100th bad message in a row is answered, then closed
                 return
             if client.game is not None:
@@ -306,6 +308,7 @@ class TableServer:
                 request.nick,
                 address,
                 request.watch,
+                stream=request.stream,
                 verify=request.verify,
                 witness=request.witness,
             )

@@ -61,6 +61,9 @@ from services.oldmaid.verified.play import VerifiedPlay
 
 # How long the shutdown notices may take, all games together.
 SHUTDOWN_NOTICE_TIMEOUT = 1.0
+# Between a reply and a notice right behind it on one connection, for a client that reads
+# one message a recv (protocol 13.2): as long as ring peer's pause between an ok and a pick.
+ONE_RECV_PAUSE = 0.05
 
 
 @dataclass(eq=False)
@@ -75,6 +78,11 @@ class Client:
     game: Game | None = None  # set when a join is accepted
     nick: str | None = None
     watch: bool = False
+    # It reads a stream (its join's stream or verify: protocol 5.1, 14.6): a notice may
+    # follow a reply to it at once, with no pause for a reader of one message a recv.
+    stream: bool = False
+    # When its last reply was sent (before the write: a notice may queue behind it).
+    replied_at: float = -math.inf
     answered: bool = False  # the join reply is written (or being written)
     closed: bool = False
     joined_at: float = 0.0  # when its join was accepted: the wait for the start counts from here
@@ -135,11 +143,13 @@ class Game:
         address: Address,
         watch: bool,
         *,
+        stream: bool = False,
         verify: bool = False,
         witness: bool = False,
     ) -> bool:
         """Seat a player (``RefereeError`` if the rules refuse); True if it filled the game,
-        which the caller then starts. ``verify``: it proves who it is (protocol 14.5);
+        which the caller then starts. ``stream``: it reads a stream (protocol 5.1);
+        ``verify``: it proves who it is (14.5), and so reads a stream too (14.6);
         ``witness``: and takes part in exchanges the table witnesses (14.6)."""
         self.referee.join(nick, address)
         if verify:
@@ -147,6 +157,7 @@ class Game:
             if witness:
                 self.witnesses.add(nick)
         client.game, client.nick, client.watch = self, nick, watch
+        client.stream = stream or verify
         client.joined_at = trio.current_time()
         self.clients[nick] = client
         self._tell_forming()
@@ -383,7 +394,8 @@ class Game:
     # -- the end ---------------------------------------------------------------
 
     async def announce_end(self) -> None:
-        """Tell the watchers, once, that the game has ended."""
+        """Tell the watchers, once, that the game has ended: a watcher that does not read a
+        stream and was just answered a moment later (protocol 13.2)."""
         state = self.referee.state
         if self._end_announced or state not in (GameState.OVER, GameState.ABORTED):
             return
@@ -405,7 +417,12 @@ class Game:
         # closed after the write timeout without delaying anyone's notice.
         async with trio.open_nursery() as nursery:
             for client in list(self.clients.values()):
-                if client.watch and client.answered and not client.closed:
+                if not (client.watch and client.answered and not client.closed):
+                    continue
+                pause = client.replied_at + ONE_RECV_PAUSE - trio.current_time()
+                if pause > 0 and not client.stream:
+                    nursery.start_soon(_send_after, pause, client.conn, notice)
+                else:
                     await nursery.start(client.conn.send_or_close, notice)
         self.ended.set()
         self._on_change()
@@ -454,3 +471,8 @@ def _unchanged() -> None:
 def shutting_down() -> bool:
     """Whether this task is being cancelled: the connection did not close by itself."""
     return trio.current_effective_deadline() == -math.inf
+
+
+async def _send_after(pause: float, conn: Connection, message: object) -> None:
+    await trio.sleep(pause)
+    await conn.send_or_close(message)

@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from ring.games.record import read_game
-from scenarios.check import fishnet, notipping, reversi
+from scenarios.check import fishnet, notipping, oldmaid, reversi
 from scenarios.check.boxed import LIMITS, UID_FLOOR
 from scenarios.check.runner import run_cases
 from scenarios.check.verdicts import CaseResult, CaseVerdict
@@ -27,7 +27,7 @@ from tests.helpers.sandbox_support import box_available
 pytestmark = pytest.mark.scenario
 
 CLIENTS = Path(__file__).parent / "clients"
-GAMES = {"fishnet": fishnet, "notipping": notipping, "reversi": reversi}
+GAMES = {"fishnet": fishnet, "notipping": notipping, "oldmaid": oldmaid, "reversi": reversi}
 UID = UID_FLOOR + 4242
 # Short, so that a program that misses a message fails fast; a JVM starts well within it.
 MOVE_LIMIT = 2.0
@@ -47,6 +47,10 @@ def expect(fails: str = "", rule: str | None = None, warns: str = "") -> Expecte
     return Expected(frozenset(fails.split()), rule, frozenset(warns.split()))
 
 
+OLDMAID_VERIFY_CASES = (
+    "oldmaid.verify.game oldmaid.verify.signed-picks oldmaid.verify.witness "
+    "oldmaid.verify.forged-turn oldmaid.verify.wrong-card"
+)
 EXPECTED = {
     # correct, each in its own language and way of reading
     "ReversiReadLine.java": expect(warns="reversi.framing.bare"),
@@ -56,6 +60,9 @@ EXPECTED = {
     "notipping_client.js": expect(),
     "FishnetLines.java": expect(),
     "fishnet_client.js": expect(),
+    # older clients: the cases of the verify extension WARN that they do not verify
+    "OldMaidPeer.java": expect(warns=OLDMAID_VERIFY_CASES),
+    "oldmaid_select.c": expect(warns=OLDMAID_VERIFY_CASES),
     # one bug each
     "bug_draw_crash.py": expect("reversi.end.draw", "program.no-crash"),
     "bug_no_final_g.c": expect(
@@ -117,9 +124,11 @@ def test_the_suite_judges_a_program_written_from_the_handout(name: str, tmp_path
     assert not verdicts(results, CaseVerdict.ERROR), reasons
 
 
-# One of each language, correct and buggy, in the box a tournament runs them in.
+# One of each language, correct and buggy, and an Old Maid peer (its ring's peers and
+# table outside), in the box a tournament runs them in.
 BOXED = ("ReversiReadLine.java", "notipping_fixedbuf.c", "fishnet_client.js",
-         "bug_pass_crash.java", "bug_invalid_close.c", "bug_draw_crash.py")  # fmt: skip
+         "oldmaid_select.c", "bug_pass_crash.java", "bug_invalid_close.c",
+         "bug_draw_crash.py")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", BOXED)

@@ -12,7 +12,20 @@ import trio.testing
 
 from ring.games.events import read_events
 from ring.oldmaid import proofs
-from tests.helpers.oldmaid_table import HOUR, aborted, assert_error, table, table_in_memory
+from ring.oldmaid.cards import split_pairs
+from services.oldmaid.table.game import ONE_RECV_PAUSE
+from tests.helpers.oldmaid_table import (
+    HOUR,
+    Game,
+    MemoryTable,
+    aborted,
+    assert_error,
+    deal_all,
+    empty_hand,
+    table,
+    table_in_memory,
+    wire,
+)
 
 pytestmark = pytest.mark.usefixtures("no_internal_errors")
 
@@ -200,3 +213,58 @@ async def test_a_table_lets_a_game_go_once_its_players_have_gone(
         await trio.sleep(HOUR)
         assert first.ended.is_set()
         assert t.server.games == [forming] and t.server.forming is forming
+
+
+async def to_the_last_discard(t: MemoryTable, join: dict[str, bool]) -> tuple[Game, list[str]]:
+    """A game of two, p1 out (its reply long past) and p0 holding one pair and the Old Maid:
+    the game, and p0's discard of that pair, which ends it."""
+    clients = {}
+    for nick in ("p0", "p1"):
+        clients[nick] = await t.client()
+        await clients[nick].send({**t.join_request(nick), **join})
+    replies = [await client.reply() for client in clients.values()]
+    g = Game(None, [nick for _, nick in replies[0]["players"]], clients, [])  # type: ignore[arg-type]
+    _, pairs = split_pairs([card for cards in (await deal_all(g)).values() for card in cards])
+    await empty_hand(g, 1, pairs)
+    last = pairs.pop()
+    for pair in pairs:  # p0 keeps one pair and the Old Maid
+        reply = await g.seat(0).request({"cmd": "discard", "cards": [wire(c) for c in pair]})
+        assert reply["result"] == "ok", reply
+    assert await g.seat(1).request({"cmd": "out_of_cards"}) == {"result": "ok"}
+    await trio.sleep(1)  # table time: p1's last reply is long past when the game ends
+    return g, [wire(c) for c in last]
+
+
+@pytest.mark.parametrize(
+    ("join", "pause"), [({}, ONE_RECV_PAUSE), ({"stream": True}, 0.0)], ids=["one-recv", "stream"]
+)
+async def test_the_notice_behind_the_reply_that_ends_the_game_waits_for_a_one_recv_reader(
+    join: dict[str, bool], pause: float, autojump_clock: trio.abc.Clock
+) -> None:
+    """oldmaid.md 5.6, 13.2: the last discard's reply, then the game_over notice, apart
+    for a client that did not say it reads a stream; the other watcher's at once."""
+    async with table_in_memory(players=2) as t:
+        g, last = await to_the_last_discard(t, join)
+        ender, other = g.seat(0), g.seat(1)
+        answered = await ender.request({"cmd": "discard", "cards": last})
+        at = trio.current_time()
+        assert answered["result"] == "ok" and not ender.notices
+        assert (await other.notice())["loser"] == g.seats[0]
+        assert trio.current_time() == at  # a watcher not answered just now: at once
+        assert (await ender.notice())["loser"] == g.seats[0]
+        assert trio.current_time() - at == pytest.approx(pause)
+
+
+async def test_a_game_ended_by_another_while_a_one_recv_reader_is_answered_waits_too(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """The end may come from another player's request while this one's reply is written:
+    the notice still comes a moment after that reply, not right behind it."""
+    async with table_in_memory(players=2) as t:
+        g, last = await to_the_last_discard(t, {})
+        assert (await g.seat(1).status())["state"] == "playing"
+        at = trio.current_time()
+        assert (await g.seat(0).request({"cmd": "discard", "cards": last}))["result"] == "ok"
+        assert trio.current_time() == at  # the same moment, in the table's time
+        assert (await g.seat(1).notice())["loser"] == g.seats[0]
+        assert trio.current_time() - at == pytest.approx(ONE_RECV_PAUSE)
