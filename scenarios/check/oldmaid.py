@@ -45,7 +45,8 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
          "every message from the table and its neighbour arrives a byte at a time",
          "oldmaid.md 2", Stage((P, "ours"), split=True)),
         ("oldmaid.framing.together",
-         "an ok and a pick in one segment, as a picker may send them (with stream: true)",
+         "an ok and a pick in one segment, as a picker may send them to an offer with "
+         "stream: true (sent whatever the offer says: without it, a break is a WARN)",
          "oldmaid.md 6.2",
          Stage((P, "picker"), parts=(Part("picker", pick_with_ok=True),))),
         ("oldmaid.connect.late-neighbour",
