@@ -107,7 +107,6 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     hub.subscribe(watch.table_record)
     table_dies = trio.Event()
     joined = trio.Event()
-    hub.subscribe(_from_program(joined))
     refused = trio.Event()  # its join without verify, refused by a --verified table
     forger = Forger() if stage.forges_turn else None
     if forger is not None:
@@ -346,17 +345,6 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rul
     ):
         return rules.OLDMAID_TO_END, f"the game was aborted, naming no one: {outcome.reason}"
     return None
-
-
-def _from_program(event: trio.Event) -> Callable[[GameKey, dict[str, Any]], None]:
-    """A record hub subscriber that sets ``event`` at the program's first message to the
-    table (its join)."""
-
-    def on_record(_key: GameKey, record: dict[str, Any]) -> None:
-        if record.get("nick") == PROGRAM and record.get("dir") == "in":
-            event.set()
-
-    return on_record
 
 
 def _if_program(call: Callable[[], object]) -> Callable[[str], None]:
