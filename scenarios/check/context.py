@@ -84,6 +84,9 @@ class CaseContext:
         # Where a case's server side is more than wires (Old Maid's table and peers):
         # the lines it saw of the program, for the report.
         self.evidence: Callable[[], list[str]] | None = None
+        # And the last of them that came before the program's own leaving (what a crash
+        # came after), where the server saw its leaving too.
+        self.last_seen: Callable[[], str | None] | None = None
         # How the game went, for judging how the program ended (scenarios.check.exits):
         # whether it reached its last message, whether the server broke it off, the last
         # message sent, and how much stderr the program had written by then.

@@ -103,6 +103,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     """Play ``stage`` with the program; FAIL for what the table or our peers caught."""
     watch = RingWatch(frozenset(nick for nick in stage.seats if nick != PROGRAM))
     context.evidence = lambda: list(watch.lines)
+    context.last_seen = watch.last_seen
     hub = RecordHub()
     hub.subscribe(watch.table_record)
     table_dies = trio.Event()

@@ -54,6 +54,7 @@ class RingWatch:
     handed_at: float = 0.0
     move_times: list[float] = field(default_factory=list)
     changed: trio.Event = field(default_factory=trio.Event)  # the holder changed
+    left_line: str | None = None  # the table's abort for the program's leaving, if it left
 
     def table_record(self, _key: GameKey, record: dict[str, Any]) -> None:
         if record.get("event") == "listening" and isinstance(record.get("seed"), int):
@@ -63,7 +64,10 @@ class RingWatch:
             arrow = "<-" if record["dir"] == "in" else "->"  # the report's: "->" is ours
             self.lines.append(f"table {arrow} {_short(record.get('msg'))}")
         elif record.get("event") in ("aborted", "over", "out"):
-            self.lines.append(f"table: {record['event']} {_short(_without_t(record))}")
+            line = f"table: {record['event']} {_short(_without_t(record))}"
+            self.lines.append(line)
+            if record.get("culprit") == PROGRAM and record.get("rule") == "left":
+                self.left_line = line  # the table saw it leave: after its exit, not before
         if record.get("event") in ("aborted", "over"):
             self.game_ended = True
             self.changed.set()
@@ -181,6 +185,11 @@ class RingWatch:
 
     def _fail(self, message: str) -> None:
         self.failures.append(message)
+
+    def last_seen(self) -> str | None:
+        """The last line seen but the table's record of the program's own leaving (which
+        follows its exit: a crash came after what was seen before it)."""
+        return next((line for line in reversed(self.lines) if line != self.left_line), None)
 
     def failure(self) -> str | None:
         """The first failure, and how many more came (a bug repeats itself)."""

@@ -168,8 +168,8 @@ def _how_it_ended(context: CaseContext, running: RunningProgram) -> tuple[Rule, 
         stderr_after=running.stderr_since(mark),
         stderr_tail=running.stderr_since(0),
     )
-    if not context.wires and context.evidence is not None:  # Old Maid: what our side saw last
-        after = next(reversed(context.evidence()), after)
+    if not context.wires and context.last_seen is not None:  # Old Maid: what our side saw
+        after = context.last_seen() or after
     return exits.judge(
         ending, game_over=context.game_over, broken_off=context.broken_off, after=after
     )

@@ -11,6 +11,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ring.games.record import GameKey
 from ring.oldmaid.cards import JOKER, full_deck, partner, split_pairs
 from scenarios.check import oldmaid
 from scenarios.check.context import Case, CaseContext
@@ -142,6 +143,24 @@ def test_the_watch_follows_the_turn_to_the_program_and_away() -> None:
     assert watch.holder == PROGRAM and "ours1's offer" in watch.handed
     watch.peer_event({"nick": "ours2", "event": "pick", "from": None, "card_num": 0})
     assert watch.holder == "ours2"
+
+
+KEY = GameKey("oldmaid", 1)
+
+
+def test_what_a_crash_came_after_is_what_was_seen_before_the_program_left() -> None:
+    watch = RingWatch(frozenset({"ours1"}))
+    reply = {"result": "ok", "players": []}
+    watch.table_record(KEY, {"t": 1.0, "nick": PROGRAM, "dir": "out", "msg": reply})
+    assert watch.last_seen() == 'table -> {"result":"ok","players":[]}'
+    # The table's abort for its leaving comes after its exit: not what it crashed on.
+    left = {"t": 2.0, "event": "aborted", "reason": f"{PROGRAM} left the table",
+            "culprit": PROGRAM, "rule": "left"}  # fmt: skip
+    watch.table_record(KEY, left)
+    assert watch.lines[-1].startswith("table: aborted") and watch.last_seen() == watch.lines[0]
+    # Another player's leaving is something it may have crashed after.
+    watch.table_record(KEY, {**left, "culprit": "ours1", "reason": "ours1 left the table"})
+    assert watch.last_seen() == watch.lines[-1]
 
 
 STUDENT = (sys.executable, str(HERE.parent.parent / "interop" / "student_peer.py"), "--nick",
