@@ -1,5 +1,6 @@
 """Raw loopback TCP connections for the tests of limits: opened, read to their close,
-checked still open, closed; every wait bounded. And a port where nothing listens.
+checked still open, closed; every wait bounded. And a port where nothing listens, and a
+port outside the range the kernel hands out.
 
 Used by the tests of ``ring.wire.net``'s caps and of the limits of whole games
 (``tests/ring/wire/``), and by the tests of a program that cannot reach its server.
@@ -7,9 +8,12 @@ Used by the tests of ``ring.wire.net``'s caps and of the limits of whole games
 
 from __future__ import annotations
 
+import itertools
+import os
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import trio
 
@@ -27,6 +31,28 @@ def refusing_port() -> Iterator[int]:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         yield holder.getsockname()[1]
+
+
+def fixed_port() -> int:
+    """A free loopback port below the kernel's ephemeral range, as a port a student types in.
+
+    A test that must close the port before something else binds it (a program told
+    the number first) takes one from here: a listener bound to port 0 anywhere on
+    the machine is never given it meanwhile.
+    """
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768  # Linux's default
+    start = 10000 + os.getpid() % 10000  # parallel workers start apart
+    for port in itertools.chain(range(start, low), range(10000, start)):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError("no free port below the ephemeral range")
 
 
 async def connect(port: int, source: str | None = None) -> trio.SocketStream:

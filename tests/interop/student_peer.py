@@ -7,9 +7,12 @@ them: with no behaviour flags it is a correct, well-behaved peer; each flag
 switches on one habit of the old clients, in any combination:
 
 ``--listen-late SECONDS``
-    choose the listening port before joining (bind, read it, close), send it
-    in ``join``, and only bind and listen on it SECONDS after the join reply
-    arrives; then dial the left neighbour (with retries: it may be late too).
+    bind the listening socket before joining and send its port in ``join``,
+    but call ``listen()`` on it only SECONDS after the join reply arrives (a
+    dial before then is refused); then dial the left neighbour (with retries:
+    it may be late too). The socket stays bound meanwhile, so no other program
+    on the machine can be given the port (the 2013 clients that closed it and
+    bound again later lost it now and then; a test must not).
 ``--one-recv``
     read every message with exactly one ``recv(--recv-size)`` (1024 bytes, the
     size most of that code used) and ``json.loads`` it; two objects in one
@@ -811,12 +814,20 @@ class Peer:
         finally:
             conn.close()
 
-    def listen(self, host, port):
+    def bind(self, host, port):
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             listener.bind((host, port))
+        except OSError as e:
+            listener.close()
+            raise PeerError(f"cannot listen on {host}:{port}: {e}") from None
+        return listener
+
+    def listen(self, listener):
+        host, port = listener.getsockname()[:2]
+        try:
             listener.listen(16)
         except OSError as e:
             listener.close()
@@ -841,15 +852,9 @@ class Peer:
         self.table = self.conn(tsock, "table")
         local_ip = tsock.getsockname()[0]
 
-        if self.listen_late is None:
-            my_port = self.listen(local_ip, 0)  # listen before joining
-        else:
-            # Choose the port now, bind it only after the join reply.
-            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            probe.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            probe.bind((local_ip, 0))
-            my_port = probe.getsockname()[1]
-            probe.close()
+        bound = self.bind(local_ip, 0)
+        # Listen before joining, or (listen late) only after the join reply.
+        my_port = self.listen(bound) if self.listen_late is None else bound.getsockname()[1]
 
         self.table.send(self.join_message(my_port))
         while True:
@@ -882,7 +887,7 @@ class Peer:
 
         if self.listen_late is not None:
             time.sleep(self.listen_late)
-            self.listen(local_ip, my_port)
+            self.listen(bound)
             self.stats["listened_late"] = True
 
         self.reach(self.left_seats()[0], check_gone=False)  # dial the left neighbour

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from scenarios import processes
+from tests.helpers.connections import fixed_port
 
 pytestmark = pytest.mark.scenario
 
@@ -81,7 +82,6 @@ def test_manual_mode_tells_when_to_start_and_checks_the_wire(
     """--manual: one fixed port, cases one by one, each announced; the student starts its
     program (here: the announcement starts it, as a student at the keyboard would)."""
     import importlib
-    import socket
 
     import trio
 
@@ -89,9 +89,7 @@ def test_manual_mode_tells_when_to_start_and_checks_the_wire(
     from scenarios.check.runner import run_cases
     from scenarios.check.verdicts import CaseVerdict
 
-    with socket.socket() as probe:  # a free port, as a student would pick one
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = fixed_port()  # as a student would pick one; the check binds it case by case
     told: list[str] = []
     started: list[subprocess.Popen[bytes]] = []
 
