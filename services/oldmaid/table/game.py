@@ -27,7 +27,6 @@ from ring.oldmaid.messages import (
     Discard,
     Draw,
     DrawTurn,
-    GameOver,
     Gave,
     GiveUp,
     LeftWithTurn,
@@ -55,6 +54,7 @@ from services.oldmaid.referee.rules import (
 )
 from services.oldmaid.table.outcome import GameOutcome, outcome_of, record_end
 from services.oldmaid.table.records import Transcript
+from services.oldmaid.table.replies import end_notice, join_reply, status_reply
 from services.oldmaid.table.turn_clock import TurnClock
 from services.oldmaid.verified.game import REPORT_TIMEOUT, VerifiedGame
 from services.oldmaid.verified.play import VerifiedPlay
@@ -247,20 +247,8 @@ class Game:
         raise AssertionError(f"unexpected request {request!r}")
 
     def status(self) -> Reply:
-        standing = self.referee.status()
-        reply = ok(in_=list(standing.in_), out=list(standing.out), state=standing.state.value)
-        if self.referee.verified:
-            reply.verified = sorted(self.referee.verified)
-        if self.verified is not None or self.verified_only:
-            reply.report = True  # every exchange is (or, once it starts, will be) reported
-        if standing.state is GameState.OVER:
-            reply.game_over = True
-            reply.loser = standing.loser
-            reply.undiscarded = standing.undiscarded
-        elif standing.state is GameState.ABORTED:
-            reply.aborted = True
-            reply.reason = standing.reason
-        return reply
+        reported = self.verified is not None or self.verified_only
+        return status_reply(self.referee.status(), self.referee.verified, reported=reported)
 
     def record_decisions(self) -> None:
         """Write the referee's decisions to the transcript and act on the ones that need it."""
@@ -360,14 +348,14 @@ class Game:
                 client = self.clients[seat.nick]
                 if client.closed:
                     continue  # its connection task has already aborted the game
-                reply = ok(players=players)
-                if seat.nick in verified:  # protocol 14.5; older clients see the same reply
-                    reply.secret = proofs.secret_for(self._key, seat.nick)
-                    reply.proofs = proofs.expected_proofs(self._key, seat.nick, verified)
-                    if self.verified is not None:
-                        reply.report = True
-                        if self.verified.desk is not None:
-                            reply.witness = True
+                reply = join_reply(
+                    players,
+                    seat.nick,
+                    verified,
+                    self._key,
+                    reported=self.verified is not None,
+                    witnessed=self.verified is not None and self.verified.desk is not None,
+                )
                 await nursery.start(self._answer_join, client, reply)
         self._seated.set()
         if self.verified is not None:
@@ -406,13 +394,7 @@ class Game:
         if self.referee.seats:
             # A notice must not overtake a join reply still being written.
             await self._seated.wait()
-        standing = self.referee.status()
-        if state is GameState.OVER:
-            notice = GameOver(
-                loser=standing.loser, out=list(standing.out), undiscarded=standing.undiscarded
-            )
-        else:
-            notice = GameOver(aborted=True, reason=standing.reason)
+        notice = end_notice(self.referee.status())
         # All at once, as the join replies: a watcher that does not read is
         # closed after the write timeout without delaying anyone's notice.
         async with trio.open_nursery() as nursery:
