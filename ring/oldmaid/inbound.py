@@ -21,6 +21,7 @@ from ring.oldmaid.messages import Offer, YourTurn, error
 from ring.oldmaid.proofs import Forged, Identity
 from ring.oldmaid.protocol import Closed, Farewell, Invalid, Link, RemoteProtocolError, Role
 from ring.oldmaid.reporting import Reporting
+from ring.oldmaid.stand_ins import StandIns
 from ring.oldmaid.table_side import NETWORK_ERRORS, TableSide
 from ring.oldmaid.turns import PeerError, Turns, accusation
 from ring.oldmaid.witnessing import Witnessing
@@ -41,8 +42,7 @@ class InboundConfig(Protocol):
     max_connections: int
     max_per_address: int | None
     exempt_loopback: bool
-    listen_late: float | None
-    wrap_stream: Callable[[trio.SocketStream], trio.abc.HalfCloseableStream] | None
+    stand_ins: StandIns
 
 
 class Inbound:
@@ -86,12 +86,13 @@ class Inbound:
     ) -> None:
         config = self._config
         try:
-            if config.listen_late is not None:  # an older client's habit (13.1), for ring check
+            listen_late = config.stand_ins.listen_late
+            if listen_late is not None:  # an older client's habit (13.1), for ring check
                 with reserved_port(host, port) as port:  # bound, not listening: dials are refused
                     task_status.started((host, port))
                     task_status = trio.TASK_STATUS_IGNORED
                     await self._seated.wait()
-                    await trio.sleep(config.listen_late)
+                    await trio.sleep(listen_late)
             await listen(
                 handler,
                 host,
@@ -199,7 +200,8 @@ class Inbound:
 def wrapped(config: InboundConfig, stream: trio.SocketStream) -> trio.abc.HalfCloseableStream:
     """``stream`` as the peer reads and writes it: through ``wrap_stream`` where ring check
     set one (a stand-in for an older client's habit), else as it is."""
-    return stream if config.wrap_stream is None else config.wrap_stream(stream)
+    wrap = config.stand_ins.wrap_stream
+    return stream if wrap is None else wrap(stream)
 
 
 def _is_specific_ip(host: str) -> bool:

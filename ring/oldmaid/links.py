@@ -62,6 +62,8 @@ DIAL_RETRY_MAX = 0.2
 # only silence tells. A seat still in keeps the whole peer timeout. Our own
 # peers answer within milliseconds, so a healthy ring never waits this long.
 OUT_GRACE = 0.2
+
+
 class LinkConfig(InboundConfig, Protocol):
     """The settings the links read, both sides; ``PeerConfig`` has them all."""
 
@@ -240,10 +242,14 @@ class Links:
         over = self.witnessing.game_over is not None and self.witnessing.game_over.is_set()
         refused = isinstance(event, Answered) and event.reply.result == "error" and not over
         met = isinstance(event, Answered) and event.reply.result != "out"
-        if met and isinstance(request, Offer) and request.num_cards and (
-            nick == self.reporting.bad_mac_to
+        stand_ins = self.reporting.stand_ins
+        if (
+            met
+            and isinstance(request, Offer)
+            and request.num_cards
+            and (stand_ins.garbles_offer_to(nick))
         ):
-            self.reporting.bad_mac_to = None  # ring check's garbled offer was met: done
+            stand_ins.garbled_offer_met()  # ring check's garbled offer was met: done
             exchange = getattr(link, "current", None)
             if event.reply.ok and not (exchange is not None and exchange.witnessed):
                 # Taken directly, so unchecked: its check would have refused it (14.6).

@@ -64,7 +64,8 @@ class Peer:
         self.config = config
         self.nick = config.nick
         self.seed = config.seed if config.seed is not None else random.randrange(2**32)
-        self.turns = Turns(self.nick, random.Random(self.seed), choose_pick=config.choose_pick)
+        rng = random.Random(self.seed)
+        self.turns = Turns(self.nick, rng, choose_pick=config.stand_ins.choose_pick)
         self.log = EventLog(config.events, nick=self.nick, sink=config.on_event)
         self.seated = trio.Event()
         self.table = TableSide(self.turns, self.log, config.timeout)
@@ -76,7 +77,7 @@ class Peer:
         # None marks the end of the game, after any turn already queued.
         self._turns_in, self._turns_out = trio.open_memory_channel[Turn | None](math.inf)
         self.taking = self._taking()
-        self.taking.withhold_ok_from = config.withhold_ok_from
+        self.taking.stand_ins = config.stand_ins
 
     def _taking(self) -> Taking:
         """The inbound side: the turns handed to us (a test's faulty peer bends it)."""
@@ -172,7 +173,7 @@ class Peer:
         witnessing.on = on
         if not on:
             return
-        self.links.reporting.bad_mac_to = self.config.bad_mac_to
+        self.links.reporting.stand_ins = self.config.stand_ins  # its garbled offers
         witnessing.request = self.table.request
         witnessing.post = self.table.post
         witnessing.game_over = self.table.game_over
@@ -309,11 +310,9 @@ class Peer:
 
     async def _hand_on_draw(self) -> None:
         request = self.turns.your_turn()
-        withheld = self.config.withhold_your_turn_to
         left = self.turns.nick_of(self.turns.left_seat)
-        if withheld == left and self.links.witnessing.on:
+        if self.links.witnessing.on and self.config.stand_ins.withholds_your_turn(left):
             # ring check's stand-in for a your_turn lost on the way: the table hands it on.
-            self.config.withhold_your_turn_to = None
             self.log.write("withheld", to=left)
             return
         taker = await self.walk.find_taker(request)

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import trio
-
+from ring.oldmaid.stand_ins import StandIns
 from ring.wire.net import DEFAULT_MAX_PER_ADDRESS
 
 
@@ -48,32 +47,10 @@ class PeerConfig:
     # How long a neighbour may leave us waiting in an exchange before we ask the table to
     # witness it; None: the peer timeout. (Tests shorten it to send every exchange there.)
     witness_after: float | None = None
-    # ring check's stand-ins for other players' habits; a ``ring peer`` leaves them be.
-    # listen_late: bind the listening port before joining, but listen only this long
-    # after the join reply (older clients did, 13.1); choose_pick: which of n offered
-    # cards to pick (None: at random); on_event: handed every event-log record too.
-    listen_late: float | None = None
-    # pick_with_ok: write the first pick in one write with the ok to the offer, whatever
-    # the offer's stream flag; wrap_stream: every link's stream goes through it.
-    pick_with_ok: bool = False
-    wrap_stream: Callable[[trio.SocketStream], trio.abc.HalfCloseableStream] | None = field(
-        default=None, compare=False
-    )
-    choose_pick: Callable[[int], int] | None = field(default=None, compare=False)
-    # serve_other: answer each pick from an offer of two cards or more with the card of the
-    # next position, and its salt: a card that does not open the picked position (a
-    # cheating offerer, whose picker must refuse the card, 14.6).
-    serve_other: bool = False
-    # withhold_your_turn_to: in a witnessed game, never send that player our first
-    # your_turn, so that the table hands it the draw turn (14.6, "The draw turn").
-    withhold_your_turn_to: str | None = None
-    # withhold_ok_from: in a witnessed game, draw on that player's first your_turn without
-    # answering it ok, so that it must not give up on it (14.6, "The draw turn").
-    withhold_ok_from: str | None = None
-    # bad_mac_to: in a witnessed game, our offers of cards to that player go with a mac not
-    # ours until it answers one (not out), so that it must check it with the table (14.6,
-    # "Checking an offer"); we wait our own timeout before asking the table about it.
-    bad_mac_to: str | None = None
+    # ring check's stand-ins for other players' habits and faults (ring.oldmaid.stand_ins);
+    # a ``ring peer`` has none.
+    stand_ins: StandIns = field(default_factory=StandIns, compare=False)
+    # Handed every event-log record too (ring check and the tests watch the game so).
     on_event: Callable[[dict[str, Any]], object] | None = field(default=None, compare=False)
     # mDNS, used only when table is None.
     table_name: str | None = None  # the instance name, or the part before its id

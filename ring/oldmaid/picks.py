@@ -22,6 +22,7 @@ from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Offer, Pick, Reply, error
 from ring.oldmaid.protocol import Answered, Closed, Invalid, RemoteProtocolError
 from ring.oldmaid.reporting import Reporting
+from ring.oldmaid.stand_ins import StandIns
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import MAX_BAD_PICKS, Turns, accusation, fault, wire
 from ring.wire.transport import Connection
@@ -38,7 +39,7 @@ PICK_SAMPLES = 16
 class PickConfig(Protocol):
     timeout: float
     pick_pause: float
-    pick_with_ok: bool
+    stand_ins: StandIns
 
 
 class Picks:
@@ -72,7 +73,8 @@ class Picks:
                 raise fault(nick, f"did not pick within {timeout:g} s") from None
             if isinstance(event, Pick):
                 served = event
-                if self._config.serve_other and offered > 1 and 0 <= event.card_num < offered:
+                cheat = self._config.stand_ins.serve_other  # ring check's cheating offerer
+                if cheat and offered > 1 and 0 <= event.card_num < offered:
                     served = Pick(card_num=(event.card_num + 1) % offered, mac=event.mac)
                 reply = self._turns.give(served, offered)
                 if reply.ok:  # the position's salt, in a verified game (protocol 14.6)
@@ -128,7 +130,7 @@ class Picks:
         timeout = self._config.timeout
         card_num = self._turns.choose_pick(offer.num_cards)
         blame = functools.partial(self._table.offerer_fault, offer.sender)
-        together = self._config.pick_with_ok  # ring check's hasty picker: one write
+        together = self._config.stand_ins.pick_with_ok  # ring check's hasty picker: one write
         if not together and not offer.stream:
             await link.send(accepted)
             # It may read one message per recv: ok and pick must not arrive together.

@@ -25,6 +25,7 @@ import msgspec
 from ring.oldmaid import exchanges
 from ring.oldmaid.cards import Card
 from ring.oldmaid.messages import Gave, Offer, Pick, PickSeen, Received, Reply, YourTurn
+from ring.oldmaid.stand_ins import StandIns
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import PeerError, Turns, accusation, wire
 
@@ -42,10 +43,9 @@ class Reporting:
         # The pick we served last to each receiver: (seq, card_num, mac), for the
         # evidence of a second pick (protocol 14.6).
         self._served: dict[str, tuple[int, int, str | None]] = {}
-        # ring check's stand-in for an offer garbled on the way (PeerConfig.bad_mac_to):
-        # our first offer of cards to that player goes with a mac that is not ours
-        # (``on_the_wire``).
-        self.bad_mac_to: str | None = None
+        # ring check's stand-ins (``StandIns.bad_mac_to``, in a witnessed game): an offer
+        # garbled on the way (``on_the_wire``).
+        self.stand_ins = StandIns()
 
     def take(self, secret: str | None, report: bool | None) -> None:
         """The join reply's ``secret`` and ``report`` (protocol 5.1)."""
@@ -83,10 +83,12 @@ class Reporting:
         )
 
     def on_the_wire(self, request: YourTurn | Offer, to: str) -> YourTurn | Offer:
-        """``request`` as it goes on the wire to ``to``: as it is, but for ``bad_mac_to``'s
-        offers of cards, whose mac is garbled on the way until one is refused (its check
-        with the table refuses it; the offer we meant goes through the table)."""
-        if to != self.bad_mac_to or not isinstance(request, Offer) or not request.num_cards:
+        """``request`` as it goes on the wire to ``to``: as it is, but for ring check's
+        garbled offers of cards (``StandIns.bad_mac_to``), whose mac is wrong until one is
+        refused (its check with the table refuses it; the offer we meant goes through the
+        table)."""
+        offer = isinstance(request, Offer) and request.num_cards
+        if not (offer and isinstance(request, Offer) and self.stand_ins.garbles_offer_to(to)):
             return request
         assert request.mac is not None
         return msgspec.structs.replace(request, mac=format(int(request.mac, 16) ^ 1, "032x"))

@@ -20,6 +20,7 @@ from ring.oldmaid.draw_turns import DrawTurns
 from ring.oldmaid.links import Links
 from ring.oldmaid.messages import DrawTurn, Offer, YourTurn, error
 from ring.oldmaid.picks import Picks
+from ring.oldmaid.stand_ins import StandIns
 from ring.oldmaid.suspicion import Suspicion
 from ring.oldmaid.table_side import TableSide
 from ring.oldmaid.turns import PeerError, Phase, Turns, wire
@@ -66,8 +67,8 @@ class Taking:
         self._queue = queue
         self.draw_turns = DrawTurns()  # which draw turns we act on (the table's too, 14.6)
         self.last_draw_turn: YourTurn | None = None  # the last your_turn handed to us
-        # ring check's stand-in for an ok lost on the way (PeerConfig.withhold_ok_from).
-        self.withhold_ok_from: str | None = None
+        # ring check's stand-ins (``StandIns.withhold_ok_from``): an ok lost on the way.
+        self.stand_ins = StandIns()
 
     async def serve_right(self, stream: trio.SocketStream) -> None:
         """One connection dialled in to us (``ring.wire.net.listen`` runs one a connection)."""
@@ -94,10 +95,9 @@ class Taking:
         answer = self._links.reporting.out_ack(self._turns.answer(), request.sender)
         if answer.ok:
             await self._suspicion.refuse_turn(link, request, known)
-        withheld = self.withhold_ok_from
-        if withheld is not None and withheld == request.sender and self._links.witnessing.on:
-            self.withhold_ok_from = None  # drawn on, never answered: its sender must wait on
-            self._log.write("withheld_ok", to=withheld)
+        withheld = self._links.witnessing.on and self.stand_ins.withholds_ok(request.sender)
+        if withheld:  # drawn on, never answered: its sender must wait on
+            self._log.write("withheld_ok", to=request.sender)
         else:
             await link.send(answer)
         if answer.ok:

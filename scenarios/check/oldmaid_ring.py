@@ -30,6 +30,7 @@ import trio
 from ring.games.record import GameKey, RecordHub
 from ring.oldmaid.cards import Card
 from ring.oldmaid.peer import Peer, PeerConfig, PeerError
+from ring.oldmaid.stand_ins import StandIns
 from scenarios.check import obligations as rules
 from scenarios.check.context import CONNECT_TIMEOUT, CaseContext
 from scenarios.check.obligations import Rule
@@ -422,12 +423,7 @@ async def _our_player(
             # time a program has to answer is not what our own splitting costs it.
             timeout=max(move_limit, SPLIT_PATIENCE) if split else move_limit,
             idle_timeout=4 * move_limit + 5.0,
-            listen_late=part.listen_late,
-            choose_pick=choose_ends if part.picks_ends else None,
             on_event=on_event,
-            pick_with_ok=part.pick_with_ok,
-            serve_other=part.serves_other,
-            wrap_stream=SplitSends if split else None,
             # A verified game waits for the report of every exchange (14.6), which a
             # player leaving the moment it passes the turn may not have sent; the
             # older clients that leave so never verify, and nor does this one. Split,
@@ -436,9 +432,16 @@ async def _our_player(
             witness_after=ASK_AT_ONCE if stage.witnessed else None,
             # The table hands it a draw turn too, and one of its own goes unanswered though
             # drawn on (14.6, "The draw turn"): it draws on the one, waits on the other.
-            withhold_your_turn_to=PROGRAM if stage.witnessed else None,
-            withhold_ok_from=PROGRAM if stage.witnessed else None,
-            bad_mac_to=PROGRAM if stage.witnessed else None,
+            stand_ins=StandIns(
+                listen_late=part.listen_late,
+                wrap_stream=SplitSends if split else None,
+                choose_pick=choose_ends if part.picks_ends else None,
+                pick_with_ok=part.pick_with_ok,
+                serve_other=part.serves_other,
+                withhold_your_turn_to=PROGRAM if stage.witnessed else None,
+                withhold_ok_from=PROGRAM if stage.witnessed else None,
+                bad_mac_to=PROGRAM if stage.witnessed else None,
+            ),
         )
     )
     with leave:

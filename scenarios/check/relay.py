@@ -3,7 +3,7 @@
 ``ring check oldmaid`` plays the program against our real table and peers,
 which write each message whole. For its framing case every byte they send
 the program must arrive on its own: our peers' links go through
-``SplitSends`` (``PeerConfig.wrap_stream``), and the program reaches the
+``SplitSends`` (``StandIns.wrap_stream``), and the program reaches the
 table through ``relay``, which passes its bytes on as they come and hands
 the table's back a byte at a time. For the case of a table that dies, the
 relay cuts the program's connection when told.
@@ -24,7 +24,7 @@ READ_SIZE = 65536
 
 class PassThrough(trio.abc.HalfCloseableStream):
     """A socket stream as it is: the base of a peer's link bent one way
-    (``PeerConfig.wrap_stream``), which overrides the part it bends."""
+    (``StandIns.wrap_stream``), which overrides the part it bends."""
 
     def __init__(self, stream: trio.SocketStream) -> None:
         self._stream = stream

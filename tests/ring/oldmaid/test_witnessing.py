@@ -17,6 +17,7 @@ import pytest
 import trio
 
 from ring.oldmaid.peer import Outcome, Peer, PeerConfig, PeerError
+from ring.oldmaid.stand_ins import StandIns
 from scenarios.check.relay import PassThrough
 from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 
@@ -113,13 +114,13 @@ async def play(
                         timeout=3.0, linger=0.2,
                         witness_after=witness_after if index < asking else None,
                         on_event=events.append,
-                        wrap_stream=(
+                        stand_ins=StandIns(wrap_stream=(
                             None if index
                             else (lambda stream: DropsOnce(stream, loses, lost)) if loses
                             else (lambda stream: BendsRead(stream, *reads, lost)) if reads
                             else (lambda stream: BendsOfferMac(stream, lost)) if bend_mac
                             else None
-                        ),
+                        )),
                     ),
                 )  # fmt: skip
     return outcomes[0], results, events
@@ -178,7 +179,6 @@ async def test_an_ok_lost_on_the_way_ends_its_senders_wait_when_the_turn_comes_b
     assert handed["to"] == "p0" and handed["nick"] != "p0"
 
 
-
 async def test_an_offer_lost_on_the_way_reaches_its_receiver_through_the_table() -> None:
     """p0's first offer never arrives: after its peer timeout p0 asks the table, and the
     receiver, which never had it, takes it from the table's notice as a turn like any
@@ -209,8 +209,9 @@ async def test_a_card_that_comes_as_garbage_or_not_at_all_comes_through_the_tabl
     assert len(asked) == 1, (why, asked)
 
 
-async def test_an_offer_whose_mac_is_not_its_offerers_is_refused_and_comes_through_the_table(
-) -> None:
+async def test_an_offer_whose_mac_is_not_its_offerers_is_refused_and_comes_through_the_table() -> (
+    None
+):
     """p0 reads its first offer with another mac (a cheater's, or garbled on the way): it
     checks the offer with the table before taking it (protocol 14.6, "Checking an offer"),
     refuses it, and the offerer, honest, gives it through the table, where p0 takes it.
