@@ -243,12 +243,8 @@ class Links:
         refused = isinstance(event, Answered) and event.reply.result == "error" and not over
         met = isinstance(event, Answered) and event.reply.result != "out"
         stand_ins = self.reporting.stand_ins
-        if (
-            met
-            and isinstance(request, Offer)
-            and request.num_cards
-            and (stand_ins.garbles_offer_to(nick))
-        ):
+        cards = isinstance(request, Offer) and request.num_cards
+        if met and cards and stand_ins.garbles_offer_to(nick):
             stand_ins.garbled_offer_met()  # ring check's garbled offer was met: done
             exchange = getattr(link, "current", None)
             if event.reply.ok and not (exchange is not None and exchange.witnessed):
