@@ -80,6 +80,14 @@ def trace_offset(stderr: Path, limit: int = 1 << 20) -> int | None:
     return None if match is None else match.start()
 
 
+def _last_line(text: str) -> str | None:
+    """The last line of ``text`` with something on it, cut to 160 characters."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    return lines[-1] if len(lines[-1]) <= 160 else lines[-1][:157] + "..."
+
+
 def _telling(trace: list[str]) -> str:
     """The line of a trace that names the error: a Python traceback's last, else the
     first (Java's "Exception in thread ...: ...", a panic's message)."""
@@ -112,6 +120,9 @@ def judge(ending: Ending, *, game_over: bool, broken_off: bool, after: str) -> (
     trace = crash_trace(ending.stderr_after)
     shown = trace or (crash_trace(ending.stderr_tail) if code else [])
     said = f" ({_telling(shown)})" if shown else ""
+    last = _last_line(ending.stderr_tail) if code and not shown else None
+    if last:  # no trace: a program that ends itself on an error says why on its way out
+        said = f" (its last line on stderr: {last})"
     signalled = code is not None and code < 0
     crashed = signalled or bool(trace) or (bool(code) and (not game_over or bool(shown)))
     if crashed and code:
@@ -119,5 +130,5 @@ def judge(ending: Ending, *, game_over: bool, broken_off: bool, after: str) -> (
     if crashed:
         return obligations.CRASH, f"it printed a crash on stderr after {after}{said}"
     if code:
-        return obligations.STATUS, f"it {describe_code(code)} at the end of its game"
+        return obligations.STATUS, f"it {describe_code(code)} at the end of its game{said}"
     return None

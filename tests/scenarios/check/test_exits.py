@@ -53,6 +53,21 @@ def test_a_status_before_the_game_is_over_is_a_crash() -> None:
     assert judged(2, over=False)[0] is obligations.CRASH
 
 
+def test_a_status_without_a_trace_quotes_the_programs_last_line_on_stderr() -> None:
+    tail = "joined\nchecker: garbage from ours: \"result\":\"ok\"}\n\n"
+    rule, line = judged(1, tail=tail, over=False)
+    assert rule is obligations.CRASH
+    assert line == (
+        "it crashed, exited with status 1, after b'W2\\n' "
+        '(its last line on stderr: checker: garbage from ours: "result":"ok"})'
+    )
+    rule, line = judged(1, tail="p1: game aborted: the table shut down\n")
+    assert rule is obligations.STATUS and line.endswith(
+        "at the end of its game (its last line on stderr: p1: game aborted: the table shut down)"
+    )
+    assert judged(0, tail=tail) is None  # a clean exit is judged on nothing it printed
+
+
 def test_a_signal_of_its_own_is_a_crash() -> None:
     rule, line = judged(-signal.SIGSEGV)
     assert rule is obligations.CRASH and "killed by SIGSEGV" in line
