@@ -42,7 +42,8 @@ def stages(move_limit: float) -> list[tuple[str, str, str, Stage]]:
         ("oldmaid.game.6", "a whole game of six: players out and skipped around the ring",
          "oldmaid.md 7", Stage(("ours1", "ours2", P, "ours3", "ours4", "ours5"))),
         ("oldmaid.framing.split",
-         "every message from the table and its neighbour arrives a byte at a time",
+         "every message from the table and its neighbour arrives a byte at a time (on each "
+         "connection, the first 0.3 s after its first byte, as a segment sent again would)",
          "oldmaid.md 2", Stage((P, "ours"), split=True)),
         ("oldmaid.framing.together",
          "an ok and a pick in one segment, as a picker may send them to an offer with "

@@ -11,7 +11,9 @@ relay cuts the program's connection when told.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import math
 
 import trio
 
@@ -19,6 +21,15 @@ from ring.wire.net import dial
 from scenarios.check.wire import SPLIT_PAUSE
 
 RELAY_DIAL_TIMEOUT = 5.0
+# Once a connection, the first message of two bytes or more pauses this long after its
+# first byte, as a segment lost and sent again would make it (Linux waits at least 0.2 s
+# before sending again): longer than the 0.2 s grace oldmaid.md 7.7 step 6 describes, so a
+# program that waits with a socket read timeout that throws away half a line (7.7 step 6)
+# loses it every time, not only on a slow day; far shorter than any peer timeout.
+RESENT_GAP = 0.3
+# The longest a split write may take to finish once its writer is cancelled (or the program
+# stops reading): the write ends there, so that nothing waits for ever.
+SPLIT_FINISH = 10.0
 READ_SIZE = 65536
 
 
@@ -48,13 +59,27 @@ class PassThrough(trio.abc.HalfCloseableStream):
 
 class SplitSends(PassThrough):
     """A socket stream whose every write leaves a byte at a time, ``SPLIT_PAUSE`` apart:
-    each byte its own TCP segment (Trio sets TCP_NODELAY)."""
+    each byte its own TCP segment (Trio sets TCP_NODELAY); in the first message of two
+    bytes or more, ``RESENT_GAP`` after the first.
+
+    A write begun is finished, even if the writer is cancelled meanwhile (within
+    ``SPLIT_FINISH``): our peer leaving at the end of its game must not leave the
+    program half a message. A whole write does not, and the program is not to be
+    judged on a truncation that only our splitting made."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        super().__init__(stream)
+        self._gap_made = False
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        for i in range(len(data)):
-            if i:
-                await trio.sleep(SPLIT_PAUSE)
-            await self._stream.send_all(bytes(data[i : i + 1]))
+        gap = not self._gap_made and len(data) > 1
+        self._gap_made = self._gap_made or gap
+        with trio.CancelScope(shield=True), trio.move_on_after(SPLIT_FINISH):
+            for i in range(len(data)):
+                if i:
+                    await trio.sleep(RESENT_GAP if gap and i == 1 else SPLIT_PAUSE)
+                await self._stream.send_all(bytes(data[i : i + 1]))
+        await trio.lowlevel.checkpoint_if_cancelled()  # the writer's cancellation, if any
 
 
 async def relay(
@@ -84,20 +109,49 @@ async def _relay_one(
     except (OSError, trio.TooSlowError):
         await client.aclose()
         return
+    # Each direction runs to its own end, so whatever the server said reaches the program
+    # however the connection ends: a program that writes once more to a server that has
+    # closed (a status poll as the game ends) must still read the game_over notice that
+    # came before the close. The server's bytes are read as they come, not as fast as a
+    # split write passes them on, so a reset at its close loses none of them.
+    said, heard = trio.open_memory_channel[bytes](math.inf)
     async with client, server, trio.open_nursery() as nursery:
 
-        async def pump(source: trio.abc.ReceiveStream, sink: trio.abc.SendStream) -> None:
+        async def from_server() -> None:
+            with said:
+                try:
+                    while data := await server.receive_some(READ_SIZE):
+                        said.send_nowait(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+
+        async def to_program() -> None:
+            sink = SplitSends(client) if split else client
             try:
-                while data := await source.receive_some(READ_SIZE):
+                async for data in heard:
                     await sink.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
-                pass
-            nursery.cancel_scope.cancel()  # one side is gone: so is the relay
+                pass  # the program is gone: nothing more to relay
+            nursery.cancel_scope.cancel()  # the server said all it will, and it is passed on
+
+        async def to_server() -> None:
+            try:
+                while data := await client.receive_some(READ_SIZE):
+                    try:
+                        await server.send_all(data)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        return  # the server is gone: what it said still reaches the program
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the program reset its connection: it is gone, as if it had closed it
+            # The program stopped writing: the server hears its end, and it may still read.
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await server.send_eof()
 
         async def cut_when_told() -> None:
             await cut.wait()
             nursery.cancel_scope.cancel()
 
-        nursery.start_soon(pump, client, server)
-        nursery.start_soon(pump, server, SplitSends(client) if split else client)
+        nursery.start_soon(from_server)
+        nursery.start_soon(to_program)
+        nursery.start_soon(to_server)
         nursery.start_soon(cut_when_told)
