@@ -60,8 +60,10 @@ EXPECTED = {
     "notipping_client.js": expect(),
     "FishnetLines.java": expect(),
     "fishnet_client.js": expect(),
-    # an older client: the cases of the verify extension WARN that it does not verify
+    # older clients: the cases of the verify extension WARN that they do not verify
     "oldmaid_select.c": expect(warns=OLDMAID_VERIFY_CASES),
+    "oldmaid_peer.js": expect(warns=OLDMAID_VERIFY_CASES),
+    "oldmaid_asyncio.py": expect(warns=OLDMAID_VERIFY_CASES),  # timed reads that keep data
     # one bug each
     "bug_draw_crash.py": expect("reversi.end.draw", "program.no-crash"),
     "bug_no_final_g.c": expect(
