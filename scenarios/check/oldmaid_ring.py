@@ -121,6 +121,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
     # The program reaches the table through a relay that splits, or that cuts; the
     # relay then takes the port a program started by hand dials (--manual).
     relayed = stage.split or stage.table_dies_at_draw is not None
+    sources: dict[tuple[str, int], tuple[str, int]] = {}  # the relay's, by what the table sees
     singles = stage.singles
     config = TableConfig(
         players=len(stage.seats),
@@ -140,6 +141,7 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         # refused leaves the game waiting for ever, and one taken may be the last one.
         on_join=_if_program(joined.set),
         on_unverified=_if_program(refused.set),
+        real_source=sources.get if relayed else None,
     )
     outcomes: list[TableOutcome] = []
     ended = trio.Event()
@@ -190,7 +192,12 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         table = (host, port)
         if relayed:
             to_table = functools.partial(
-                relay, table, port=context.fixed_port, split=stage.split, cut=table_dies
+                relay,
+                table,
+                port=context.fixed_port,
+                split=stage.split,
+                cut=table_dies,
+                sources=sources,
             )
             host, port = await nursery.start(to_table)
         address = f"{host}:{port}"

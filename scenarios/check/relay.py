@@ -18,6 +18,7 @@ import math
 import trio
 
 from ring.wire.net import dial
+from ring.wire.transport import plain_ip
 from scenarios.check.wire import SPLIT_PAUSE
 
 RELAY_DIAL_TIMEOUT = 5.0
@@ -88,27 +89,57 @@ async def relay(
     port: int = 0,
     split: bool = False,
     cut: trio.Event | None = None,
+    sources: dict[tuple[str, int], tuple[str, int]] | None = None,
     task_status: trio.TaskStatus[tuple[str, int]],
 ) -> None:
     """Listen on loopback ``port``; relay each connection to ``target``: its answers a byte
     at a time if ``split``; every connection closed at once when ``cut`` is set (the
-    program sees its server die). Reports the (host, port) it listens on; runs until
+    program sees its server die). ``sources``: kept up to date with where each relayed
+    connection really comes from, by the address the server sees it come from (for the
+    table's ``real_source``: a join without host and port is seated where the program
+    is, as the handout's join is). Reports the (host, port) it listens on; runs until
     cancelled."""
     [listener] = await trio.open_tcp_listeners(port, host="127.0.0.1")
-    handler = functools.partial(_relay_one, target, split, trio.Event() if cut is None else cut)
+    cut = trio.Event() if cut is None else cut
+    handler = functools.partial(_relay_one, target, split, cut, {} if sources is None else sources)
     async with listener, trio.open_nursery() as nursery:
         task_status.started(("127.0.0.1", listener.socket.getsockname()[1]))
         await trio.serve_listeners(handler, [listener], handler_nursery=nursery)
 
 
 async def _relay_one(
-    target: tuple[str, int], split: bool, cut: trio.Event, client: trio.SocketStream
+    target: tuple[str, int],
+    split: bool,
+    cut: trio.Event,
+    sources: dict[tuple[str, int], tuple[str, int]],
+    client: trio.SocketStream,
 ) -> None:
     try:
         server = await dial(*target, timeout=RELAY_DIAL_TIMEOUT)
     except (OSError, trio.TooSlowError):
         await client.aclose()
         return
+    try:
+        relayed = _address(server.socket.getsockname())
+        real = _address(client.socket.getpeername())
+    except OSError:  # the program is gone already
+        await server.aclose()
+        await client.aclose()
+        return
+    sources[relayed] = real  # before any byte of the program's is passed on
+    try:
+        await _pass_on(server, client, split, cut)
+    finally:
+        sources.pop(relayed, None)
+
+
+def _address(sockaddr: tuple) -> tuple[str, int]:  # type: ignore[type-arg]
+    return plain_ip(sockaddr[0]), sockaddr[1]
+
+
+async def _pass_on(
+    server: trio.SocketStream, client: trio.SocketStream, split: bool, cut: trio.Event
+) -> None:
     # Each direction runs to its own end, so whatever the server said reaches the program
     # however the connection ends: a program that writes once more to a server that has
     # closed (a status poll as the game ends) must still read the game_over notice that

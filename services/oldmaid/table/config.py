@@ -15,7 +15,7 @@ from ring.oldmaid import DEFAULT_PORT
 from ring.oldmaid.cards import Card
 from ring.wire.framing import DEFAULT_MAX_MESSAGE
 from ring.wire.net import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS
-from services.oldmaid.referee.rules import MAX_PLAYERS, MIN_PLAYERS
+from services.oldmaid.referee.rules import MAX_PLAYERS, MIN_PLAYERS, Address
 from services.oldmaid.table.outcome import GameOutcome
 
 
@@ -74,6 +74,10 @@ class TableConfig:
     admit: Callable[[trio.SocketStream, str], str | None] | None = field(
         default=None, compare=False
     )
+    # Where a connection that reaches the table through a relay really comes from (ring
+    # check's relayed cases): the address a table dialled directly would have seen, which
+    # a join without host or port is seated at (5.1); None from it: the connection's own.
+    real_source: Callable[[Address], Address | None] | None = field(default=None, compare=False)
     # Told each nick that joins, as it joins (a tournament knows who came).
     on_join: Callable[[str], object] | None = field(default=None, compare=False)
     # The nicks a tournament's ring seats (one game): once each has joined, or been refused

@@ -339,6 +339,9 @@ class TableServer:
 
     def _join_address(self, client: Client, request: Join) -> Address | str:
         """Where the others will dial this player, or why the join gives none."""
+        source = client.source
+        if source is not None and self.config.real_source is not None:
+            source = self.config.real_source(source) or source  # through ring check's relay
         if request.host is not None:
             host = plain_ip(request.host.strip())
             try:
@@ -347,14 +350,14 @@ class TableServer:
                 return (
                     f"`host` must be a dotted IPv4 address such as 10.0.0.5, got {request.host!r}"
                 )
-        elif client.source is not None:
-            host = client.source[0]
+        elif source is not None:
+            host = source[0]
         else:
             return "cannot tell this connection's address: send `host` and `port`"
         if request.port is not None:
             port = request.port
-        elif client.source is not None:
-            port = client.source[1]
+        elif source is not None:
+            port = source[1]
         else:
             return "cannot tell this connection's port: send `port`"
         if port == 0:

@@ -154,3 +154,29 @@ async def test_a_split_write_begun_is_finished_though_its_writer_leaves() -> Non
                 got += await program_side.receive_some(4096)
             nursery.cancel_scope.cancel()
     assert got == message
+
+
+async def test_the_relay_says_where_each_connection_really_comes_from_while_it_lasts() -> None:
+    """The table sees the relay's address; ``sources`` maps it to the program's, so that a
+    join without host and port is seated where the program is (oldmaid.md 5.1)."""
+    seen: list[tuple[str, int]] = []
+    done = trio.Event()
+
+    async def table(stream: trio.SocketStream) -> None:
+        seen.append(stream.socket.getpeername()[:2])
+        await read_to_the_end(stream)
+        done.set()
+
+    sources: dict[tuple[str, int], tuple[str, int]] = {}
+    with trio.fail_after(BOUND):
+        async with trio.open_nursery() as nursery:
+            program = await relayed(nursery, await serve(nursery, table), sources=sources)
+            await program.send_all(b'{"cmd":"join","nick":"checker"}\n')
+            while not seen:
+                await trio.testing.wait_all_tasks_blocked()
+            assert sources == {seen[0]: program.socket.getsockname()[:2]}
+            await program.aclose()
+            await done.wait()
+            await trio.testing.wait_all_tasks_blocked()
+            assert sources == {}
+            nursery.cancel_scope.cancel()
