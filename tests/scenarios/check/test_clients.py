@@ -64,6 +64,7 @@ EXPECTED = {
     "oldmaid_select.c": expect(warns=OLDMAID_VERIFY_CASES),
     "oldmaid_peer.js": expect(warns=OLDMAID_VERIFY_CASES),
     "oldmaid_asyncio.py": expect(warns=OLDMAID_VERIFY_CASES),  # timed reads that keep data
+    "oldmaid_odd.py": expect(warns=OLDMAID_VERIFY_CASES),  # every allowed habit at once
     # one bug each
     "bug_draw_crash.py": expect("reversi.end.draw", "program.no-crash"),
     "bug_no_final_g.c": expect(
