@@ -46,6 +46,11 @@ from services.oldmaid.table.server import TableConfig, TableOutcome, serve_table
 SEED = 2013
 SPLIT_PATIENCE = 10.0  # ring peer's own timeout, at least, when what we send is split
 
+# The table's rules that name a player for what it did not do in time: a neighbour gave up
+# on it (5.8), it left holding the turn (13.6), the game stopped at its turn (8), or, in a
+# witnessed game, a move it owed (14.6). oldmaid.turn, not a claim proved false.
+UNANSWERED = frozenset({"give_up", "left_with_turn", "stalled", "no_answer"})
+
 
 @dataclass(frozen=True)
 class Part:
@@ -256,9 +261,10 @@ async def play_stage(context: CaseContext, stage: Stage, move_limit: float) -> N
         raise RuntimeError(f"our player {stage.aborted_by} never did what this case needs")
     if failed is not None and stage.together and not watch.streams:
         context.judge.warn(
-            f"it reads one message a recv: an ok and a pick in one segment broke it "
-            f"({failed[1]}); our peers pause between the two for it, since its offers do not "
-            "say stream: true (13.2), but other peers may not (section 2: keep a buffer)",
+            f"its game broke once an ok and a pick came in one segment ({failed[1]}), as a "
+            "reader of one message a recv breaks; our peers pause between the two for it, "
+            "since its offers do not say stream: true (13.2), but other peers may not "
+            "(section 2: keep a buffer)",
             rules.OLDMAID_ONE_RECV,
         )
         context.broke_off()  # its game broke on what our peers allow: any ending is fine
@@ -324,10 +330,13 @@ def _failure(outcome: TableOutcome, watch: RingWatch, stage: Stage) -> tuple[Rul
     """What the table's verdict and our peers' view say the program did wrong, if anything,
     and the rule it breaks."""
     if outcome.state is not GameState.OVER and outcome.culprit == PROGRAM:
-        return (
-            rules.OLDMAID_VERIFIED_PLAY if stage.verified else rules.OLDMAID_RULES_OF_TABLE,
-            f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}",
-        )
+        if outcome.rule in UNANSWERED:
+            rule = rules.OLDMAID_TURN
+        elif outcome.rule == "left":
+            rule = rules.OLDMAID_TO_END
+        else:  # a claim the table (or, verified, its ledger) proves false
+            rule = rules.OLDMAID_VERIFIED_PLAY if stage.verified else rules.OLDMAID_RULES_OF_TABLE
+        return rule, f"the table aborted the game naming it (rule {outcome.rule}): {outcome.reason}"
     failure = watch.failure()
     if failure is not None:
         return rules.OLDMAID_PICK, failure

@@ -37,8 +37,8 @@ UNTESTED: dict[str, list[tuple[str, str]]] = {
 LEFT_TO: dict[str, dict[Rule, str]] = {
     "oldmaid": {
         obligations.READ_TO_END: "a peer that leaves before the table's game_over is named "
-        "by the table (`oldmaid.table-rules`: left_with_turn, false_out, ...) or found "
-        "holding the turn (`oldmaid.turn`)",
+        "by the table (`oldmaid.to-end`: left; `oldmaid.table-rules`: false_out, ...) or "
+        "found holding the turn (`oldmaid.turn`: left_with_turn, stalled)",
     },
 }
 

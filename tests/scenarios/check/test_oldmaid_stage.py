@@ -172,7 +172,7 @@ STUDENT = (sys.executable, str(HERE.parent.parent / "interop" / "student_peer.py
     ("habit", "case_id", "says"),
     [
         (("--listen-late", "0.3"), "oldmaid.game.3", "it listens only after its join reply"),
-        (("--one-recv",), "oldmaid.framing.together", "it reads one message a recv"),
+        (("--one-recv",), "oldmaid.framing.together", "as a reader of one message a recv breaks"),
     ],
 )
 def test_an_older_student_s_habit_gets_a_warning(
