@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+from typing import Any
 
 import trio
 
@@ -133,7 +134,8 @@ async def _relay_one(
         sources.pop(relayed, None)
 
 
-def _address(sockaddr: tuple) -> tuple[str, int]:  # type: ignore[type-arg]
+def _address(sockaddr: tuple[Any, ...]) -> tuple[str, int]:
+    """A socket's (host, port), IPv4-mapped addresses plain, as the table writes them."""
     return plain_ip(sockaddr[0]), sockaddr[1]
 
 
