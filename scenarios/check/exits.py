@@ -81,19 +81,20 @@ def trace_offset(stderr: Path, limit: int = 1 << 20) -> int | None:
 
 
 def _last_line(text: str) -> str | None:
-    """The last line of ``text`` with something on it, cut to 160 characters."""
+    """The last line of ``text`` with something on it, cut short (``_cut``)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    return lines[-1] if len(lines[-1]) <= 160 else lines[-1][:157] + "..."
+    return _cut(lines[-1]) if lines else None
 
 
 def _telling(trace: list[str]) -> str:
     """The line of a trace that names the error: a Python traceback's last, else the
     first (Java's "Exception in thread ...: ...", a panic's message)."""
-    line = trace[-1] if trace[0].startswith("Traceback") else trace[0]
-    line = line.strip()
-    return line if len(line) <= 160 else line[:157] + "..."
+    return _cut((trace[-1] if trace[0].startswith("Traceback") else trace[0]).strip())
+
+
+def _cut(line: str, limit: int = 160) -> str:
+    """A line a reason quotes, at most ``limit`` characters."""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def describe_code(code: int) -> str:
